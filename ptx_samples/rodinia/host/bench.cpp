@@ -499,7 +499,7 @@ std::vector<Kernel> make_suite()
         s.push_back(k);
     }
     {
-        const int dim = 2048, offset = 0;
+        const int dim = 4096, offset = 0;
         Kernel k;
         k.id = "lud_internal";
         k.app = "lud";
@@ -534,7 +534,7 @@ std::vector<Kernel> make_suite()
             }
             return tl.result();
         };
-        k.notes = "one 2048x2048 matrix, outer step 0";
+        k.notes = "one 4096x4096 matrix, outer step 0";
         s.push_back(k);
     }
 
