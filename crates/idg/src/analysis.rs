@@ -1,0 +1,294 @@
+//! Whole-graph quantities computed from the compact form without materializing it: the
+//! unrolled edge count, the critical path (in instructions) and the compact edge list with
+//! loop-carried distances.
+//!
+//! A repeat's edge structure is periodic from its second iteration on: after one full
+//! iteration, every resource the body writes has a body node as its last writer, the same
+//! node at the start of each later iteration. Counting therefore processes at most two
+//! iterations of a repeat whose body holds no nested repeat and extrapolates; the critical
+//! path is extrapolated only once a dominance test proves the per-node depth increments can
+//! never change again (see [`Pass::repeat`]), otherwise iterations are processed explicitly.
+
+use std::collections::BTreeSet;
+
+use serde::{Deserialize, Serialize};
+use smallvec::SmallVec;
+
+use crate::graph::{Idg, Item, Repeat};
+use crate::node::{LoopId, NodeId, ResourceId};
+
+/// Summary numbers of one warp class (the `stats` contract of the CLI).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stats {
+    /// Dynamic warp instructions of one warp.
+    pub instructions: u64,
+    /// Dynamic dependence edges.
+    pub edges: u64,
+    /// Longest dependence chain, counted in instructions.
+    pub critical_path: u64,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Writer {
+    node: NodeId,
+    depth: u64,
+}
+
+struct Pass<'a> {
+    idg: &'a Idg,
+    last: Vec<Option<Writer>>,
+    edges: u64,
+    max_depth: u64,
+    /// Per node: depth of its latest instance and the writer that decided it, for the
+    /// steady-state test of flat repeats.
+    node_depth: Vec<u64>,
+    node_winner: Vec<Option<NodeId>>,
+}
+
+impl<'a> Pass<'a> {
+    fn new(idg: &'a Idg) -> Self {
+        Self {
+            idg,
+            last: vec![None; idg.resources.len()],
+            edges: 0,
+            max_depth: 0,
+            node_depth: vec![0; idg.nodes.len()],
+            node_winner: vec![None; idg.nodes.len()],
+        }
+    }
+
+    fn node(&mut self, id: NodeId) {
+        let node = self.idg.node(id);
+        let mut writers: SmallVec<[Writer; 4]> = SmallVec::new();
+        for r in &node.reads {
+            if let Some(w) = self.last[r.index()] {
+                // The latest instance of a node is unique, so equal node ids are one instance.
+                if !writers.iter().any(|x| x.node == w.node) {
+                    writers.push(w);
+                }
+            }
+        }
+        self.edges += writers.len() as u64;
+        let winner = writers.iter().copied().max_by_key(|w| w.depth);
+        let depth = 1 + winner.map_or(0, |w| w.depth);
+        for r in &node.writes {
+            self.last[r.index()] = Some(Writer { node: id, depth });
+        }
+        self.node_depth[id.index()] = depth;
+        self.node_winner[id.index()] = winner.map(|w| w.node);
+        self.max_depth = self.max_depth.max(depth);
+    }
+
+    fn items(&mut self, items: &[Item]) {
+        for item in items {
+            match item {
+                Item::Node(id) => self.node(*id),
+                Item::Repeat(r) => self.repeat(r),
+            }
+        }
+    }
+
+    fn repeat(&mut self, r: &Repeat) {
+        let flat: Option<Vec<NodeId>> = r
+            .body
+            .iter()
+            .map(|i| match i {
+                Item::Node(id) => Some(*id),
+                Item::Repeat(_) => None,
+            })
+            .collect();
+        let Some(body) = flat else {
+            for _ in 0..r.count {
+                self.items(&r.body);
+            }
+            return;
+        };
+        let mut prev: Option<(Vec<u64>, Vec<Option<NodeId>>, u64)> = None;
+        for k in 0..r.count {
+            let edges_before = self.edges;
+            self.items(&r.body);
+            let depths: Vec<u64> = body.iter().map(|n| self.node_depth[n.index()]).collect();
+            let winners: Vec<Option<NodeId>> =
+                body.iter().map(|n| self.node_winner[n.index()]).collect();
+            let iter_edges = self.edges - edges_before;
+            if let Some((pd, pw, pe)) = &prev {
+                let remaining = r.count - 1 - k;
+                if remaining == 0 {
+                    return;
+                }
+                if *pw == winners && *pe == iter_edges && self.steady(&body, pd, &depths) {
+                    self.extrapolate(&body, pd, &depths, iter_edges, remaining);
+                    return;
+                }
+            }
+            prev = Some((depths, winners, iter_edges));
+        }
+    }
+
+    /// Depth increment of a writer over one iteration: body nodes grow, nodes outside stay.
+    fn delta(&self, body: &[NodeId], prev: &[u64], cur: &[u64], n: NodeId) -> u64 {
+        body.iter()
+            .position(|b| *b == n)
+            .map_or(0, |i| cur[i] - prev[i])
+    }
+
+    /// True when every body node grows by exactly its deciding input's increment and that input
+    /// grows at least as fast as each of its other inputs: by induction over later iterations
+    /// (in program order within one), leads never shrink, the same inputs keep deciding, and
+    /// every iteration adds the same increments.
+    fn steady(&self, body: &[NodeId], prev: &[u64], cur: &[u64]) -> bool {
+        // Replay the last iteration to see each node's inputs. Its writer table at the start
+        // equals the table now: from the second iteration on, every resource the body writes
+        // has the same body node as last writer at each iteration boundary.
+        let mut last: Vec<Option<NodeId>> = self.last.iter().map(|w| w.map(|w| w.node)).collect();
+        for n in body {
+            let node = self.idg.node(*n);
+            let winner = self.node_winner[n.index()];
+            let dw = winner.map_or(0, |w| self.delta(body, prev, cur, w));
+            // A node grows exactly as its deciding input once the transient has passed; a
+            // mismatch means some input's increment is still changing.
+            if self.delta(body, prev, cur, *n) != dw {
+                return false;
+            }
+            for r in &node.reads {
+                if let Some(w) = last[r.index()] {
+                    if Some(w) != winner && self.delta(body, prev, cur, w) > dw {
+                        return false;
+                    }
+                }
+            }
+            for w in &node.writes {
+                last[w.index()] = Some(*n);
+            }
+        }
+        true
+    }
+
+    fn extrapolate(
+        &mut self,
+        body: &[NodeId],
+        prev: &[u64],
+        cur: &[u64],
+        iter_edges: u64,
+        remaining: u64,
+    ) {
+        for (i, n) in body.iter().enumerate() {
+            let d = cur[i] + remaining * (cur[i] - prev[i]);
+            self.node_depth[n.index()] = d;
+            self.max_depth = self.max_depth.max(d);
+        }
+        for slot in self.last.iter_mut().flatten() {
+            if let Some(i) = body.iter().position(|b| *b == slot.node) {
+                slot.depth = self.node_depth[body[i].index()];
+            }
+        }
+        self.edges += iter_edges * remaining;
+    }
+}
+
+impl Idg {
+    /// Instruction, edge and critical-path counts of one warp, without materializing.
+    pub fn stats(&self) -> Stats {
+        let mut pass = Pass::new(self);
+        pass.items(&self.body);
+        Stats {
+            instructions: self.instruction_count(),
+            edges: pass.edges,
+            critical_path: pass.max_depth,
+        }
+    }
+}
+
+/// A template-level dependence: every dynamic instance of `dst` that has one depends on the
+/// latest earlier instance of `src` through `resource`. `distance` counts iterations of
+/// `carrier` between the two instances (0: same iteration of every shared loop).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct CompactEdge {
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub resource: ResourceId,
+    pub distance: u64,
+    pub carrier: Option<LoopId>,
+}
+
+/// Iteration context of an instance: (repeat identity, iteration) outermost first. Repeats are
+/// identified by their address in the tree so two repeats of one loop stay distinct.
+pub(crate) type Context = SmallVec<[(usize, LoopId, u64); 4]>;
+
+/// Classifies a dependence between two instances by the first enclosing repeat on which their
+/// iteration contexts differ.
+pub(crate) fn carried(src: &Context, dst: &Context) -> (u64, Option<LoopId>) {
+    for (a, b) in src.iter().zip(dst.iter()) {
+        if a.0 != b.0 {
+            break;
+        }
+        if a.2 != b.2 {
+            return (b.2.saturating_sub(a.2), Some(b.1));
+        }
+    }
+    (0, None)
+}
+
+impl Idg {
+    /// The compact edge list: every distinct template dependence with its loop-carried
+    /// distance. Two iterations of each repeat exhibit every distinct dependence because the
+    /// structure is periodic from the second iteration on.
+    pub fn compact_edges(&self) -> Vec<CompactEdge> {
+        struct Walk<'a> {
+            idg: &'a Idg,
+            last: Vec<Option<(NodeId, Context)>>,
+            ctx: Context,
+            out: BTreeSet<CompactEdge>,
+        }
+        impl Walk<'_> {
+            fn items(&mut self, items: &[Item]) {
+                for item in items {
+                    match item {
+                        Item::Node(id) => {
+                            let node = self.idg.node(*id);
+                            for r in &node.reads {
+                                if let Some((src, sctx)) = &self.last[r.index()] {
+                                    let (distance, carrier) = carried(sctx, &self.ctx);
+                                    self.out.insert(CompactEdge {
+                                        src: *src,
+                                        dst: *id,
+                                        resource: *r,
+                                        distance,
+                                        carrier,
+                                    });
+                                }
+                            }
+                            for w in &node.writes {
+                                self.last[w.index()] = Some((*id, self.ctx.clone()));
+                            }
+                        }
+                        Item::Repeat(r) => {
+                            let key = r as *const Repeat as usize;
+                            for k in 0..r.count.min(2) {
+                                self.ctx.push((key, r.loop_id, k));
+                                self.items(&r.body);
+                                self.ctx.pop();
+                            }
+                            if r.count > 2 {
+                                // Later instances of the writers belong to the last iteration.
+                                for slot in self.last.iter_mut().flatten() {
+                                    if let Some(e) = slot.1.iter_mut().find(|e| e.0 == key) {
+                                        e.2 = r.count - 1;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let mut walk = Walk {
+            idg: self,
+            last: vec![None; self.resources.len()],
+            ctx: Context::new(),
+            out: BTreeSet::new(),
+        };
+        walk.items(&self.body);
+        walk.out.into_iter().collect()
+    }
+}

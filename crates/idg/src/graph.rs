@@ -1,0 +1,188 @@
+//! The compact IDG of one warp class: template nodes arranged in a tree of repeats.
+//!
+//! Invariant (checked by [`Idg::validate`], upheld by [`IdgBuilder`]): every `NodeId` occurs
+//! exactly once in the `body` tree, every id in a node or repeat is in range. A `Repeat` runs its
+//! body `count` times; the unrolled instruction sequence is the tree read in order with each
+//! repeat expanded, and dependences are defined on that sequence (see [`crate::stream`]).
+
+use serde::{Deserialize, Serialize};
+
+use crate::node::{LoopId, LoopInfo, Node, NodeId, Resource, ResourceId, ResourceKind};
+use crate::IdgError;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Item {
+    Node(NodeId),
+    Repeat(Repeat),
+}
+
+/// A loop's iterations that share one body path. Iterations whose paths differ (a divergent
+/// branch inside the loop that changes with the iteration) become consecutive repeats of the
+/// same `loop_id`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Repeat {
+    pub loop_id: LoopId,
+    pub count: u64,
+    pub body: Vec<Item>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Idg {
+    pub nodes: Vec<Node>,
+    pub resources: Vec<Resource>,
+    pub loops: Vec<LoopInfo>,
+    pub body: Vec<Item>,
+}
+
+impl Idg {
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id.index()]
+    }
+
+    pub fn resource(&self, id: ResourceId) -> &Resource {
+        &self.resources[id.index()]
+    }
+
+    /// Dynamic (unrolled) instruction count, computed in closed form over the tree.
+    pub fn instruction_count(&self) -> u64 {
+        fn count(items: &[Item]) -> u64 {
+            items
+                .iter()
+                .map(|item| match item {
+                    Item::Node(_) => 1,
+                    Item::Repeat(r) => r.count.saturating_mul(count(&r.body)),
+                })
+                .fold(0u64, u64::saturating_add)
+        }
+        count(&self.body)
+    }
+
+    /// Checks the structural invariants; run on anything read from outside (JSON).
+    pub fn validate(&self) -> Result<(), IdgError> {
+        let mut seen = vec![false; self.nodes.len()];
+        let mut stack: Vec<&[Item]> = vec![&self.body];
+        while let Some(items) = stack.pop() {
+            for item in items {
+                match item {
+                    Item::Node(id) => {
+                        let slot = seen
+                            .get_mut(id.index())
+                            .ok_or(IdgError::NodeOutOfRange(id.0))?;
+                        if std::mem::replace(slot, true) {
+                            return Err(IdgError::NodeTwice(id.0));
+                        }
+                    }
+                    Item::Repeat(r) => {
+                        if r.loop_id.index() >= self.loops.len() {
+                            return Err(IdgError::LoopOutOfRange(r.loop_id.0));
+                        }
+                        stack.push(&r.body);
+                    }
+                }
+            }
+        }
+        if let Some(missing) = seen.iter().position(|s| !s) {
+            return Err(IdgError::NodeMissing(missing as u32));
+        }
+        for node in &self.nodes {
+            for r in node.reads.iter().chain(&node.writes) {
+                if r.index() >= self.resources.len() {
+                    return Err(IdgError::ResourceOutOfRange(r.0));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Node ids in tree order (each once), without unrolling.
+    pub fn template_order(&self) -> Vec<NodeId> {
+        fn walk(items: &[Item], out: &mut Vec<NodeId>) {
+            for item in items {
+                match item {
+                    Item::Node(id) => out.push(*id),
+                    Item::Repeat(r) => walk(&r.body, out),
+                }
+            }
+        }
+        let mut out = Vec::with_capacity(self.nodes.len());
+        walk(&self.body, &mut out);
+        out
+    }
+}
+
+/// Builds an [`Idg`] in program order; the only way the builder crates create one, so the
+/// tree invariant holds by construction.
+#[derive(Debug, Default)]
+pub struct IdgBuilder {
+    idg: Idg,
+    /// Open repeats: (loop, count, items of the enclosing level saved while the body is built).
+    open: Vec<(LoopId, u64, Vec<Item>)>,
+    resource_index: std::collections::HashMap<(ResourceKind, String), ResourceId>,
+}
+
+impl IdgBuilder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Interns a resource by kind and name.
+    pub fn resource(&mut self, kind: ResourceKind, name: &str) -> ResourceId {
+        if let Some(id) = self.resource_index.get(&(kind, name.to_owned())) {
+            return *id;
+        }
+        let id = ResourceId(self.idg.resources.len() as u32);
+        self.idg.resources.push(Resource {
+            name: name.to_owned(),
+            kind,
+        });
+        self.resource_index.insert((kind, name.to_owned()), id);
+        id
+    }
+
+    pub fn add_loop(&mut self, info: LoopInfo) -> LoopId {
+        let id = LoopId(self.idg.loops.len() as u32);
+        self.idg.loops.push(info);
+        id
+    }
+
+    /// Appends a node at the current position of the tree.
+    pub fn push(&mut self, node: Node) -> NodeId {
+        let id = NodeId(self.idg.nodes.len() as u32);
+        self.idg.nodes.push(node);
+        self.idg.body.push(Item::Node(id));
+        id
+    }
+
+    /// Opens a repeat: nodes pushed until the matching [`Self::end_repeat`] form its body.
+    pub fn begin_repeat(&mut self, loop_id: LoopId, count: u64) {
+        let outer = std::mem::take(&mut self.idg.body);
+        self.open.push((loop_id, count, outer));
+    }
+
+    /// Closes the innermost open repeat. A repeat with an empty body or a zero count leaves no
+    /// item (its nodes, if any, are kept only when it runs).
+    pub fn end_repeat(&mut self) -> Result<(), IdgError> {
+        let (loop_id, count, outer) = self.open.pop().ok_or(IdgError::UnbalancedRepeat)?;
+        let body = std::mem::replace(&mut self.idg.body, outer);
+        if count == 0 && !body.is_empty() {
+            return Err(IdgError::EmptyRepeatWithNodes(loop_id.0));
+        }
+        if !body.is_empty() {
+            self.idg.body.push(Item::Repeat(Repeat {
+                loop_id,
+                count,
+                body,
+            }));
+        }
+        Ok(())
+    }
+
+    pub fn finish(self) -> Result<Idg, IdgError> {
+        if !self.open.is_empty() {
+            return Err(IdgError::UnbalancedRepeat);
+        }
+        self.idg.validate()?;
+        Ok(self.idg)
+    }
+}

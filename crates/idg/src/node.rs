@@ -1,0 +1,157 @@
+//! Template nodes of an IDG and the typed ids that name them.
+//!
+//! A template node is one occurrence of a PTX instruction in a warp's compact path. When the
+//! compact form is unrolled, a node inside a `Repeat` yields one dynamic instruction per
+//! iteration; the node itself is stored once, which is what bounds memory by code size.
+
+use serde::{Deserialize, Serialize};
+
+macro_rules! id_type {
+    ($(#[$m:meta])* $name:ident) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[serde(transparent)]
+        pub struct $name(pub u32);
+
+        impl $name {
+            /// The id as an index into the owning `Vec`.
+            pub fn index(self) -> usize {
+                self.0 as usize
+            }
+        }
+    };
+}
+
+id_type!(
+    /// Index of a template node in `Idg::nodes`.
+    NodeId
+);
+id_type!(
+    /// Index of a dependence carrier (register, predicate, memory space, control) in `Idg::resources`.
+    ResourceId
+);
+id_type!(
+    /// Index of a source loop in `Idg::loops`.
+    LoopId
+);
+id_type!(
+    /// Index of a warp class in `KernelIdgs::classes`.
+    ClassId
+);
+
+/// The paper's instruction categories (section 3.1.1), plus branches, which the paper folds into
+/// computation but which carry control dependences here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Category {
+    Compute,
+    Memory,
+    Barrier,
+    Control,
+}
+
+/// Where a memory instruction's data lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MemSpace {
+    Global,
+    Shared,
+    Local,
+    Const,
+    Param,
+    Generic,
+    Texture,
+    Surface,
+}
+
+/// What the static address analysis learned about one memory instruction of a warp.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AccessPattern {
+    /// Stride between consecutive active lanes when the address is affine in the lane index.
+    pub lane_stride_bytes: Option<i64>,
+    /// Distinct 32-byte sectors the active lanes touch (global and local memory).
+    pub sectors_per_request: u32,
+    /// Extra shared-memory wavefronts caused by bank conflicts (0 = conflict-free); the `D` of
+    /// λ' = (1+D)·λ and Λ' = Λ + D·λ.
+    pub bank_conflict_degree: u32,
+}
+
+/// Memory behaviour of a node; `None` on `Node::mem` for non-memory instructions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemAccess {
+    pub space: MemSpace,
+    pub store: bool,
+    pub atomic: bool,
+    pub bytes_per_lane: u32,
+    pub pattern: Option<AccessPattern>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BarrierKind {
+    /// `bar.sync` / `barrier.sync`: arrive and wait for the whole group.
+    Sync,
+    /// `bar.arrive`: arrive without waiting.
+    Arrive,
+    /// `bar.red`: a reduction that also waits.
+    Red,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Barrier {
+    pub id: u32,
+    pub kind: BarrierKind,
+    /// The thread count operand, when given; `None` means the whole group.
+    pub expected_threads: Option<u32>,
+}
+
+/// A CUDA source position from `.loc`; `file` indexes the module's `.file` table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct SrcLoc {
+    pub file: u32,
+    pub line: u32,
+}
+
+/// One template node of the compact IDG.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Node {
+    pub op: ptx::ast::Op,
+    pub category: Category,
+    /// Resources this instruction reads; each read depends on the resource's last writer.
+    pub reads: Vec<ResourceId>,
+    pub writes: Vec<ResourceId>,
+    pub ptx_line: u32,
+    pub src: Option<SrcLoc>,
+    pub mem: Option<MemAccess>,
+    pub barrier: Option<Barrier>,
+    /// Lanes active when the warp executes this node (1..=32).
+    pub active_lanes: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResourceKind {
+    Register,
+    Predicate,
+    /// A whole state space, for store-to-load ordering within a warp.
+    Memory,
+    /// Written by branches, read by every later instruction when control dependences are on.
+    Control,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Resource {
+    pub name: String,
+    pub kind: ResourceKind,
+}
+
+/// A source loop as the IDG builder resolved it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoopInfo {
+    /// PTX label of the loop header.
+    pub label: String,
+    pub ptx_line: u32,
+    pub src: Option<SrcLoc>,
+    /// How the trip count was decided (explicit, static, profile, default).
+    pub trip_source: String,
+}
