@@ -421,34 +421,28 @@ pub struct Modifiers {
     pub order: ModOrder,
 }
 
-impl Modifiers {
-    fn key(
-        &self,
-    ) -> (
-        Option<StateSpace>,
-        Option<StateSpace>,
-        &[ScalarType],
+/// Everything of [`Modifiers`] but its presentation order.
+type ModKey<'a> = (
+    [Option<StateSpace>; 2],
+    &'a [ScalarType],
+    (
         Option<CmpOp>,
         Option<BoolOp>,
         Option<ReduceOp>,
         Option<Rounding>,
-        Option<u8>,
-        Option<Scope>,
-        Option<Semantics>,
-        Flags,
-        &[String],
-    ) {
+    ),
+    (Option<u8>, Option<Scope>, Option<Semantics>),
+    Flags,
+    &'a [String],
+);
+
+impl Modifiers {
+    fn key(&self) -> ModKey<'_> {
         (
-            self.space,
-            self.space2,
+            [self.space, self.space2],
             &self.types,
-            self.cmp,
-            self.bool_op,
-            self.reduce,
-            self.rounding,
-            self.vector,
-            self.scope,
-            self.sem,
+            (self.cmp, self.bool_op, self.reduce, self.rounding),
+            (self.vector, self.scope, self.sem),
             self.flags,
             &self.other,
         )
@@ -1224,6 +1218,71 @@ pub fn for_each_instruction<'a>(stmts: &'a [Statement], f: &mut impl FnMut(&'a I
             Statement::Inst(i) => f(i),
             Statement::Block(b, _) => for_each_instruction(b, f),
             _ => {}
+        }
+    }
+}
+
+fn clear_param_spans(ps: &mut [Param]) {
+    for p in ps {
+        p.span = Span::default();
+    }
+}
+
+fn clear_statement_spans(stmts: &mut [Statement]) {
+    for s in stmts {
+        match s {
+            Statement::Label { span, .. }
+            | Statement::BranchTargets { span, .. }
+            | Statement::CallTargets { span, .. } => *span = Span::default(),
+            Statement::Block(inner, span) => {
+                *span = Span::default();
+                clear_statement_spans(inner);
+            }
+            Statement::Inst(i) => i.span = Span::default(),
+            Statement::Reg(r) => r.span = Span::default(),
+            Statement::Var(v) => v.span = Span::default(),
+            Statement::Loc(l) => l.span = Span::default(),
+            Statement::Pragma(p) => p.span = Span::default(),
+            Statement::CallPrototype(c) => {
+                c.span = Span::default();
+                clear_param_spans(&mut c.ret_params);
+                clear_param_spans(&mut c.params);
+            }
+        }
+    }
+}
+
+impl Module {
+    /// Sets every span to `Span::default()`, so modules parsed from differently laid out
+    /// text compare equal (used by the print/parse round-trip tests).
+    pub fn clear_spans(&mut self) {
+        for f in &mut self.files {
+            f.span = Span::default();
+        }
+        for item in &mut self.items {
+            match item {
+                ModuleItem::Var(v) => v.span = Span::default(),
+                ModuleItem::Pragma(p) => p.span = Span::default(),
+                ModuleItem::Alias { span, .. } => *span = Span::default(),
+                ModuleItem::Section(s) => {
+                    s.span = Span::default();
+                    for e in &mut s.entries {
+                        match e {
+                            SectionEntry::Label { span, .. } | SectionEntry::Data { span, .. } => {
+                                *span = Span::default()
+                            }
+                        }
+                    }
+                }
+                ModuleItem::Function(f) => {
+                    f.span = Span::default();
+                    clear_param_spans(&mut f.ret_params);
+                    clear_param_spans(&mut f.params);
+                    if let Some(b) = &mut f.body {
+                        clear_statement_spans(b);
+                    }
+                }
+            }
         }
     }
 }

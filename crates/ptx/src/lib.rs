@@ -13,3 +13,13 @@ pub mod ast;
 mod print;
 
 pub use ast::*;
+mod error;
+mod parse;
+
+pub use error::ParseError;
+pub use parse::{parse, parse_instruction, MAX_NESTING};
+
+/// Prints a module as PTX text (same as `module.to_string()`).
+pub fn print(module: &Module) -> String {
+    module.to_string()
+}
