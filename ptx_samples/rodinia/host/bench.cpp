@@ -7,8 +7,12 @@
 // b = 1 .. max by padding the launch with dynamic shared memory, and each
 // point is verified with cuOccupancyMaxActiveBlocksPerMultiprocessor.
 //
-//   bench time    <cubin_dir> <out_dir> [kernel_id...]
-//       check + timing sweep; writes timings.csv, points.csv, suite.toml
+//   bench time    <cubin_dir> <suite_dir> [kernel_id...]
+//       check + timing sweep; writes <suite_dir>/suite.toml (the manifest),
+//       <suite_dir>/data/timings.csv and <suite_dir>/data/checks.csv
+//   bench repeat  <cubin_dir> <suite_dir> [kernel_id...]
+//       the same sweep again into <suite_dir>/data/timings_repeat.csv, to
+//       show the run-to-run spread (no manifest)
 //   bench profile <cubin_dir> <kernel_id>
 //       one launch per occupancy point, ascending blocks_per_sm, no flush
 //       and no check launch (for ncu, which flushes caches itself)
@@ -1251,7 +1255,7 @@ void write_manifest_entry(FILE* t, const Kernel& k, const Info& in)
 }
 
 int cmd_time(const std::string& dir, const std::string& out,
-             const std::vector<std::string>& only)
+             const std::vector<std::string>& only, bool repeat)
 {
     std::vector<Kernel> suite = make_suite();
     Ctx c;
@@ -1284,9 +1288,13 @@ int cmd_time(const std::string& dir, const std::string& out,
         CK(cuLaunchKernel(flush_fn, sms * 8, 1, 1, 256, 1, 1, 0, nullptr, flush_args, nullptr));
     };
 
-    FILE* tcsv = std::fopen((out + "/timings.csv").c_str(), "w");
-    FILE* pcsv = std::fopen((out + "/checks.csv").c_str(), "w");
-    FILE* toml = std::fopen((out + "/suite.toml").c_str(), "w");
+    const std::string tname = repeat ? "/data/timings_repeat.csv" : "/data/timings.csv";
+    const std::string cname = repeat ? "/data/checks_repeat.csv" : "/data/checks.csv";
+    // a repeat run only adds timings; its manifest would duplicate the first
+    const std::string mpath = repeat ? std::string("/dev/null") : out + "/suite.toml";
+    FILE* tcsv = std::fopen((out + tname).c_str(), "w");
+    FILE* pcsv = std::fopen((out + cname).c_str(), "w");
+    FILE* toml = std::fopen(mpath.c_str(), "w");
     if (!tcsv || !pcsv || !toml) {
         std::fprintf(stderr, "cannot write to %s\n", out.c_str());
         return 2;
@@ -1389,7 +1397,7 @@ int main(int argc, char** argv)
     }
     if (argc < 4) {
         std::fprintf(stderr,
-                     "usage: bench time <cubin_dir> <out_dir> [kernel_id...]\n"
+                     "usage: bench time|repeat <cubin_dir> <suite_dir> [kernel_id...]\n"
                      "       bench profile <cubin_dir> <kernel_id>\n"
                      "       bench list\n");
         return 2;
@@ -1401,8 +1409,9 @@ int main(int argc, char** argv)
     CK(cuDevicePrimaryCtxRetain(&ctx, dev));
     CK(cuCtxSetCurrent(ctx));
     std::string mode = argv[1];
-    if (mode == "time")
-        return cmd_time(argv[2], argv[3], std::vector<std::string>(argv + 4, argv + argc));
+    if (mode == "time" || mode == "repeat")
+        return cmd_time(argv[2], argv[3], std::vector<std::string>(argv + 4, argv + argc),
+                        mode == "repeat");
     if (mode == "profile")
         return cmd_profile(argv[2], argv[3]);
     std::fprintf(stderr, "unknown mode %s\n", mode.c_str());
