@@ -1,0 +1,200 @@
+//! What a simulation run is configured with: the core's hardware (subsystems, issue limit,
+//! scheduler partitions), the execution configuration of the launch (paper section 3.1.2) and
+//! the simulator's own options (scheduler policy, issue order, window sizes, recording).
+//!
+//! Invariants: times are integer ticks (`ticks_per_cycle` per processor cycle, the fixed point
+//! of `gpu::Cycles`), never floats; an issue interval of 0 means "no issue limit".
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::SimError;
+
+/// Which ready instruction the scheduler σ issues first (paper section 3.1.3; GPUMech's RR and
+/// GTO policies, section 2.5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scheduler {
+    /// Loose round-robin: the first ready warp after the one that issued last.
+    LooseRoundRobin,
+    /// Greedy-then-oldest: keep issuing from the last warp while it has a ready instruction,
+    /// otherwise the oldest warp.
+    GreedyThenOldest,
+    /// Oldest warp first (launch order), always.
+    #[default]
+    OldestFirst,
+}
+
+impl Scheduler {
+    pub const ALL: [Scheduler; 3] = [
+        Scheduler::LooseRoundRobin,
+        Scheduler::GreedyThenOldest,
+        Scheduler::OldestFirst,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scheduler::LooseRoundRobin => "lrr",
+            Scheduler::GreedyThenOldest => "gto",
+            Scheduler::OldestFirst => "oldest",
+        }
+    }
+}
+
+impl fmt::Display for Scheduler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Scheduler {
+    type Err = SimError;
+    fn from_str(s: &str) -> Result<Self, SimError> {
+        match s {
+            "lrr" | "rr" | "loose-round-robin" => Ok(Scheduler::LooseRoundRobin),
+            "gto" | "greedy-then-oldest" => Ok(Scheduler::GreedyThenOldest),
+            "oldest" | "oldest-first" => Ok(Scheduler::OldestFirst),
+            other => Err(SimError::Config(format!(
+                "unknown scheduler `{other}` (expected lrr, gto or oldest)"
+            ))),
+        }
+    }
+}
+
+/// How a warp's instructions may overtake each other.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum IssueOrder {
+    /// The paper's model (section 4.1): any instruction whose predecessors completed may issue,
+    /// within a bounded lookahead window of not-yet-issued instructions.
+    #[default]
+    Dataflow,
+    /// NVIDIA hardware: a warp issues in program order; a stalled instruction blocks the warp.
+    InOrder,
+}
+
+/// One core (SM / compute unit) as the simulator sees it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Hardware {
+    /// Names of the subsystems S, indexed by the subsystem numbers in the node costs.
+    pub subsystems: Vec<String>,
+    /// Ticks between two issue slots of the whole core: `ticks_per_cycle / IL`; 0 = no limit.
+    pub issue_interval: u64,
+    /// Scheduler partitions of the core (4 on Volta and later); used with `sub_partitions`.
+    pub partitions: u32,
+    pub ticks_per_cycle: u64,
+    /// Core clock for converting cycles to time.
+    pub clock_mhz: f64,
+}
+
+impl Hardware {
+    /// The issue interval for an issue limit `il` instructions per cycle; rounds to the nearest
+    /// tick (exact for every IL that divides the tick count, e.g. 1, 2, 4, 8).
+    pub fn interval_for_issue_limit(il: f64, ticks_per_cycle: u64) -> Result<u64, SimError> {
+        if il.is_infinite() {
+            return Ok(0);
+        }
+        if il.is_nan() || il <= 0.0 {
+            return Err(SimError::Config(format!(
+                "issue limit must be positive, got {il}"
+            )));
+        }
+        Ok(((ticks_per_cycle as f64) / il).round().max(1.0) as u64)
+    }
+}
+
+/// The execution configuration of a launch on one core (section 3.1.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExecConfig {
+    /// |γ| in warps.
+    pub warps_per_group: u32,
+    /// γ: groups resident on a core at once.
+    pub concurrent_groups: u32,
+    /// Groups of the whole launch.
+    pub total_groups: u64,
+    pub sm_count: u32,
+}
+
+impl ExecConfig {
+    /// Groups the simulated core runs: ⌈total / SMs⌉, all groups assumed equally long
+    /// (pipeline-performance-model-idg, section III.D).
+    pub fn groups_per_core(&self) -> u64 {
+        let sms = u64::from(self.sm_count.max(1));
+        self.total_groups.div_ceil(sms)
+    }
+
+    /// Concurrent warps ω actually reached (fewer groups than γ leave slots empty).
+    pub fn occupancy_warps(&self) -> u64 {
+        u64::from(self.concurrent_groups).min(self.groups_per_core())
+            * u64::from(self.warps_per_group)
+    }
+
+    pub fn validate(&self) -> Result<(), SimError> {
+        if self.warps_per_group == 0 || self.warps_per_group > 64 {
+            return Err(SimError::Config(format!(
+                "warps per group must be 1..=64, got {}",
+                self.warps_per_group
+            )));
+        }
+        if self.concurrent_groups == 0 {
+            return Err(SimError::Config(
+                "concurrent groups per core must be at least 1".into(),
+            ));
+        }
+        if self.sm_count == 0 {
+            return Err(SimError::Config("SM count must be at least 1".into()));
+        }
+        Ok(())
+    }
+}
+
+/// Options of the simulator itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SimOptions {
+    pub scheduler: Scheduler,
+    pub order: IssueOrder,
+    /// Split the core into `Hardware::partitions` scheduler partitions.
+    pub sub_partitions: bool,
+    /// Dataflow lookahead: not-yet-issued instructions a warp may hold (1 under in-order).
+    pub window: u32,
+    /// Per-warp ring of recent instructions (issued-but-incomplete plus the window); a power of
+    /// two at least `window`. Instructions older than the ring are complete by construction.
+    pub ring: u32,
+    /// Keep every issue for traces and Gantt charts (memory grows with the run).
+    pub record: bool,
+}
+
+impl Default for SimOptions {
+    fn default() -> Self {
+        Self {
+            scheduler: Scheduler::default(),
+            order: IssueOrder::default(),
+            sub_partitions: false,
+            window: 64,
+            ring: 256,
+            record: false,
+        }
+    }
+}
+
+impl SimOptions {
+    pub(crate) fn effective_window(&self) -> u32 {
+        match self.order {
+            IssueOrder::InOrder => 1,
+            IssueOrder::Dataflow => self.window.max(1),
+        }
+    }
+
+    pub(crate) fn validate(&self) -> Result<(), SimError> {
+        if !self.ring.is_power_of_two() || self.ring < self.effective_window() {
+            return Err(SimError::Config(format!(
+                "ring size {} must be a power of two and at least the window ({})",
+                self.ring,
+                self.effective_window()
+            )));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,102 @@
+//! The timing side table the simulator consumes: for every template node of every warp class,
+//! its subsystem, CPI λ and latency Λ in ticks (the output of mappers f and g, paper
+//! section 3.1.3), kept outside the IDG and indexed by `NodeId`.
+//!
+//! Invariant (checked by [`check_costs`]): one cost per node of the class, subsystem indices in
+//! range of the hardware.
+
+use idg::{BarrierKind, Idg, KernelIdgs};
+use serde::{Deserialize, Serialize};
+
+use crate::SimError;
+
+/// Timing of one template node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeCost {
+    /// Index into `Hardware::subsystems`.
+    pub subsystem: u16,
+    /// λ in ticks: the subsystem accepts its next instruction λ after this one.
+    pub lambda: u64,
+    /// Λ in ticks: issue to completion (when dependants may issue).
+    pub latency: u64,
+}
+
+/// Costs of one warp class, indexed by `NodeId`.
+pub type ClassCosts = Vec<NodeCost>;
+
+/// What the engine needs per node: the cost plus the node's barrier role, resolved once.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Prepared {
+    pub cost: NodeCost,
+    pub barrier: Option<BarrierRole>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct BarrierRole {
+    pub id: u32,
+    /// `bar.sync`/`bar.red` wait for the group; `bar.arrive` only counts.
+    pub waits: bool,
+    /// Warps that must arrive (`expected_threads` rounded up to warps, else the whole group).
+    pub expected_warps: u32,
+}
+
+pub(crate) fn prepare(
+    idg: &Idg,
+    costs: &[NodeCost],
+    warps_per_group: u32,
+    lambda_scale: u64,
+) -> Vec<Prepared> {
+    idg.nodes
+        .iter()
+        .zip(costs)
+        .map(|(node, cost)| Prepared {
+            cost: NodeCost {
+                lambda: cost.lambda * lambda_scale,
+                ..*cost
+            },
+            barrier: node.barrier.map(|b| BarrierRole {
+                id: b.id,
+                waits: !matches!(b.kind, BarrierKind::Arrive),
+                expected_warps: b
+                    .expected_threads
+                    .map(|t| t.div_ceil(32).clamp(1, warps_per_group))
+                    .unwrap_or(warps_per_group),
+            }),
+        })
+        .collect()
+}
+
+/// Checks that `costs` has one table per class with one entry per node, subsystems in range.
+pub fn check_costs(
+    kernel: &KernelIdgs,
+    costs: &[ClassCosts],
+    subsystems: usize,
+) -> Result<(), SimError> {
+    if costs.len() != kernel.classes.len() {
+        return Err(SimError::Config(format!(
+            "{} timing tables for {} warp classes",
+            costs.len(),
+            kernel.classes.len()
+        )));
+    }
+    for (i, (class, table)) in kernel.classes.iter().zip(costs).enumerate() {
+        if table.len() != class.idg.nodes.len() {
+            return Err(SimError::Config(format!(
+                "class {i}: {} timings for {} nodes",
+                table.len(),
+                class.idg.nodes.len()
+            )));
+        }
+        if let Some((n, c)) = table
+            .iter()
+            .enumerate()
+            .find(|(_, c)| usize::from(c.subsystem) >= subsystems)
+        {
+            return Err(SimError::Config(format!(
+                "class {i} node {n}: subsystem {} but the hardware has {subsystems}",
+                c.subsystem
+            )));
+        }
+    }
+    Ok(())
+}

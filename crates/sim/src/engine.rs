@@ -1,0 +1,881 @@
+//! The event-driven core of the Pipeline model (pipeline-model-analysis section 3.2;
+//! pipeline-performance-model-idg Algorithm 1, extended with the issue limit of section 4.2).
+//!
+//! Semantics, all in exact integer ticks:
+//! - an instruction is *ready* at the latest completion (issue + Λ) of its predecessors;
+//! - a subsystem accepts an instruction when the λ of the previous one it accepted has passed;
+//! - the issue limit IL is a valve in front of all subsystems (Fig. 10): issue slots are
+//!   `1/IL` cycles apart, one instruction per slot;
+//! - among issuable instructions the scheduler policy picks one, then the next, until nothing
+//!   can issue at this instant; time then jumps to the next instant at which something can
+//!   change (a readiness time, a subsystem or valve freeing, a barrier release, a group end).
+//!   Idle time is never stepped through.
+//!
+//! Memory: each warp streams its class's compact IDG ([`idg::Stream`]) and keeps a ring of its
+//! most recent instructions (window of not-yet-issued ones plus issued-but-incomplete ones).
+//! An instruction leaves the ring only once complete, so a predecessor older than the ring is
+//! complete by construction; a full ring holds the warp back until its oldest entry completes.
+//!
+//! Barriers: a barrier is fetched only once every older instruction of the warp has issued, and
+//! nothing younger is fetched until it completes (`bar.sync`, `bar.red`) or issues
+//! (`bar.arrive`). A waiting barrier completes at the release instant (the issue of the last
+//! expected arrival, or the moment every other warp of the group has arrived or exited) plus
+//! its own Λ.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use idg::{ClassId, DynInst, KernelIdgs, Stream};
+use smallvec::SmallVec;
+
+use crate::config::{ExecConfig, Hardware, Scheduler, SimOptions};
+use crate::cost::{prepare, ClassCosts, Prepared};
+use crate::result::{Counters, IssueRecord};
+use crate::SimError;
+
+/// Cumulative busy time of a resource whose busy intervals never overlap.
+#[derive(Debug, Clone, Copy, Default)]
+struct BusyLog {
+    before_last: u64,
+    last_start: u64,
+    last_len: u64,
+}
+
+impl BusyLog {
+    fn record(&mut self, start: u64, len: u64) {
+        self.before_last += self.last_len;
+        self.last_start = start;
+        self.last_len = len;
+    }
+
+    /// Busy time in [0, x); valid for x at or after the last recorded start.
+    fn at(&self, x: u64) -> u64 {
+        self.before_last + x.saturating_sub(self.last_start).min(self.last_len)
+    }
+
+    fn total(&self) -> u64 {
+        self.before_last + self.last_len
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+struct Slot {
+    node: u32,
+    issued: bool,
+    /// Latest completion of the predecessors known so far.
+    ready: u64,
+    complete: u64,
+    /// Predecessors not issued yet.
+    waiting_on: u16,
+    waiters: SmallVec<[u64; 2]>,
+    /// When it entered the ready set, with the subsystem's and valve's busy time then, for the
+    /// stall breakdown.
+    enter: u64,
+    busy_snap: u64,
+    valve_snap: u64,
+}
+
+const UNKNOWN: u64 = u64::MAX;
+
+struct Warp<'a> {
+    active: bool,
+    finished: bool,
+    generation: u32,
+    part: usize,
+    group_slot: usize,
+    lane: u32,
+    global_warp: u64,
+    age: u64,
+    stream: Option<Stream<'a>>,
+    prep: &'a [Prepared],
+    peeked: Option<DynInst>,
+    exhausted: bool,
+    ring: Vec<Slot>,
+    base: u64,
+    fetched: u64,
+    unissued: u32,
+    /// Seq of the barrier that stops fetching.
+    fence: Option<u64>,
+    wake_pending: bool,
+    /// Ready instructions per subsystem.
+    ready: Vec<SmallVec<[u64; 4]>>,
+    last_issue: u64,
+    max_complete: u64,
+    /// Interval the warp spent at its last barrier, for the stall breakdown.
+    barrier_span: Option<(u64, u64)>,
+}
+
+struct Sub {
+    next_free: u64,
+    busy: BusyLog,
+    pending: BinaryHeap<Reverse<(u64, u32, u64)>>,
+    ready_warps: Vec<u64>,
+    ready_count: u32,
+}
+
+struct Partition {
+    subs: Vec<Sub>,
+    valve_next: u64,
+    valve: BusyLog,
+    interval: u64,
+    last_warp: Option<u32>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct BarrierState {
+    id: u32,
+    expected: u32,
+    arrived: u64,
+    /// (warp slot, barrier seq) of the warps waiting.
+    waiting: Vec<(u32, u64)>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct GroupSlot {
+    active: bool,
+    live: u32,
+    finish: u64,
+    all_mask: u64,
+    exited: u64,
+    barriers: Vec<BarrierState>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Timer {
+    Wake { slot: u32, generation: u32 },
+    GroupDone { group_slot: u32 },
+}
+
+pub(crate) struct Outcome {
+    pub ticks: u64,
+    pub counters: Counters,
+    pub sub_busy: Vec<u64>,
+    pub records: Vec<IssueRecord>,
+}
+
+/// Builds the per-class tables the engine borrows: costs with partition-scaled λ and barrier
+/// roles resolved.
+pub(crate) fn prepare_all(
+    kernel: &KernelIdgs,
+    costs: &[ClassCosts],
+    hw: &Hardware,
+    exec: &ExecConfig,
+    opts: &SimOptions,
+) -> Result<(Vec<Vec<Prepared>>, usize), SimError> {
+    exec.validate()?;
+    opts.validate()?;
+    crate::cost::check_costs(kernel, costs, hw.subsystems.len())?;
+    if kernel.warps_per_group != exec.warps_per_group {
+        return Err(SimError::Config(format!(
+            "the IDGs have {} warps per group, the configuration {}",
+            kernel.warps_per_group, exec.warps_per_group
+        )));
+    }
+    let n_parts = if opts.sub_partitions {
+        hw.partitions.max(1) as usize
+    } else {
+        1
+    };
+    // Each partition owns 1/P of every pipeline, so its λ is P times the core's.
+    let prepared = kernel
+        .classes
+        .iter()
+        .zip(costs)
+        .map(|(c, t)| prepare(&c.idg, t, exec.warps_per_group, n_parts as u64))
+        .collect();
+    Ok((prepared, n_parts))
+}
+
+pub(crate) struct Engine<'a> {
+    kernel: &'a KernelIdgs,
+    prepared: &'a [Vec<Prepared>],
+    exec: ExecConfig,
+    opts: SimOptions,
+    window: u32,
+    ring_mask: u64,
+    n_subs: usize,
+    now: u64,
+    parts: Vec<Partition>,
+    warps: Vec<Warp<'a>>,
+    groups: Vec<GroupSlot>,
+    timers: BinaryHeap<Reverse<(u64, Timer)>>,
+    next_group: u64,
+    groups_per_core: u64,
+    groups_done: u64,
+    age_counter: u64,
+    end: u64,
+    counters: Counters,
+    records: Vec<IssueRecord>,
+}
+
+impl<'a> Engine<'a> {
+    pub(crate) fn new(
+        kernel: &'a KernelIdgs,
+        prepared: &'a [Vec<Prepared>],
+        n_parts: usize,
+        hw: &Hardware,
+        exec: ExecConfig,
+        opts: SimOptions,
+    ) -> Self {
+        let groups_per_core = exec.groups_per_core();
+        let group_slots = u64::from(exec.concurrent_groups).min(groups_per_core) as usize;
+        let wpg = exec.warps_per_group as usize;
+        let n_slots = group_slots * wpg;
+        let words = n_slots.div_ceil(64).max(1);
+        let n_subs = hw.subsystems.len();
+        let parts = (0..n_parts)
+            .map(|_| Partition {
+                subs: (0..n_subs)
+                    .map(|_| Sub {
+                        next_free: 0,
+                        busy: BusyLog::default(),
+                        pending: BinaryHeap::new(),
+                        ready_warps: vec![0; words],
+                        ready_count: 0,
+                    })
+                    .collect(),
+                valve_next: 0,
+                valve: BusyLog::default(),
+                interval: hw.issue_interval * n_parts as u64,
+                last_warp: None,
+            })
+            .collect();
+        let ring = opts.ring as usize;
+        let warps = (0..n_slots)
+            .map(|slot| Warp {
+                active: false,
+                finished: false,
+                generation: 0,
+                part: slot % n_parts,
+                group_slot: slot / wpg,
+                lane: (slot % wpg) as u32,
+                global_warp: 0,
+                age: 0,
+                stream: None,
+                prep: &[],
+                peeked: None,
+                exhausted: true,
+                ring: vec![Slot::default(); ring],
+                base: 0,
+                fetched: 0,
+                unissued: 0,
+                fence: None,
+                wake_pending: false,
+                ready: vec![SmallVec::new(); n_subs],
+                last_issue: 0,
+                max_complete: 0,
+                barrier_span: None,
+            })
+            .collect();
+        Self {
+            kernel,
+            prepared,
+            exec,
+            opts,
+            window: opts.effective_window(),
+            ring_mask: u64::from(opts.ring) - 1,
+            n_subs,
+            now: 0,
+            parts,
+            warps,
+            groups: vec![GroupSlot::default(); group_slots],
+            timers: BinaryHeap::new(),
+            next_group: 0,
+            groups_per_core,
+            groups_done: 0,
+            age_counter: 0,
+            end: 0,
+            counters: Counters::default(),
+            records: Vec::new(),
+        }
+    }
+
+    pub(crate) fn run(mut self) -> Result<Outcome, SimError> {
+        for g in 0..self.groups.len() {
+            self.start_group(g);
+        }
+        loop {
+            self.fire_timers();
+            for p in 0..self.parts.len() {
+                self.issue_phase(p);
+            }
+            let next = self.next_instant();
+            if next == UNKNOWN {
+                break;
+            }
+            // A zero-latency barrier or group end may schedule a timer at this very instant;
+            // it fires on the next round without advancing time.
+            self.now = next;
+        }
+        if self.groups_done < self.groups_per_core {
+            return Err(SimError::Deadlock {
+                cycle_ticks: self.now,
+                groups_done: self.groups_done,
+                groups: self.groups_per_core,
+            });
+        }
+        let mut sub_busy = vec![0u64; self.n_subs];
+        for p in &self.parts {
+            for (s, sub) in p.subs.iter().enumerate() {
+                sub_busy[s] += sub.busy.total();
+            }
+        }
+        Ok(Outcome {
+            ticks: self.end,
+            counters: self.counters,
+            sub_busy,
+            records: self.records,
+        })
+    }
+
+    fn start_group(&mut self, gslot: usize) {
+        if self.next_group >= self.groups_per_core {
+            self.groups[gslot].active = false;
+            return;
+        }
+        let local = self.next_group;
+        self.next_group += 1;
+        // Core 0 receives every SM-count-th group, as a round-robin block distribution would.
+        let global = local * u64::from(self.exec.sm_count);
+        let classes: Vec<ClassId> = self.kernel.classes_for_group(global);
+        let wpg = self.exec.warps_per_group as usize;
+        let group = &mut self.groups[gslot];
+        group.active = true;
+        group.live = wpg as u32;
+        group.finish = self.now;
+        group.all_mask = if wpg == 64 {
+            u64::MAX
+        } else {
+            (1u64 << wpg) - 1
+        };
+        group.exited = 0;
+        group.barriers.clear();
+        self.counters.warps += wpg as u64;
+        let kernel: &'a KernelIdgs = self.kernel;
+        let prepared: &'a [Vec<Prepared>] = self.prepared;
+        for lane in 0..wpg {
+            let slot = gslot * wpg + lane;
+            let class = classes.get(lane).copied().unwrap_or(ClassId(0));
+            let now = self.now;
+            let age = self.age_counter;
+            self.age_counter += 1;
+            let w = &mut self.warps[slot];
+            w.active = true;
+            w.finished = false;
+            w.generation = w.generation.wrapping_add(1);
+            w.global_warp = global * wpg as u64 + lane as u64;
+            w.age = age;
+            w.stream = Some(kernel.class(class).idg.stream());
+            w.prep = &prepared[class.index()];
+            w.peeked = None;
+            w.exhausted = false;
+            w.base = 0;
+            w.fetched = 0;
+            w.unissued = 0;
+            w.fence = None;
+            w.wake_pending = false;
+            for r in &mut w.ready {
+                r.clear();
+            }
+            w.last_issue = now;
+            w.max_complete = now;
+            w.barrier_span = None;
+            self.refill(slot);
+            self.check_finished(slot);
+        }
+    }
+
+    /// Fetches instructions of a warp into its window while there is room.
+    fn refill(&mut self, slot: usize) {
+        let now = self.now;
+        let window = self.window;
+        let mask = self.ring_mask;
+        let ring_len = mask + 1;
+        loop {
+            let w = &mut self.warps[slot];
+            if w.fence.is_some() || w.unissued >= window || w.exhausted {
+                return;
+            }
+            if w.peeked.is_none() {
+                w.peeked = w.stream.as_mut().and_then(Iterator::next);
+                if w.peeked.is_none() {
+                    w.exhausted = true;
+                    w.stream = None;
+                    return;
+                }
+            }
+            let Some(inst) = w.peeked.as_ref() else {
+                return;
+            };
+            let prep = w.prep[inst.node.index()];
+            if prep.barrier.is_some() && w.unissued > 0 {
+                return;
+            }
+            if w.fetched - w.base == ring_len {
+                while w.base < w.fetched {
+                    let s = &w.ring[(w.base & mask) as usize];
+                    if s.issued && s.complete <= now {
+                        w.base += 1;
+                    } else {
+                        break;
+                    }
+                }
+                if w.fetched - w.base == ring_len {
+                    let oldest = &w.ring[(w.base & mask) as usize];
+                    if oldest.issued && oldest.complete != UNKNOWN && !w.wake_pending {
+                        w.wake_pending = true;
+                        let t = oldest.complete;
+                        let generation = w.generation;
+                        self.timers.push(Reverse((
+                            t,
+                            Timer::Wake {
+                                slot: slot as u32,
+                                generation,
+                            },
+                        )));
+                    }
+                    return;
+                }
+            }
+            let Some(inst) = w.peeked.take() else {
+                return;
+            };
+            let seq = inst.seq;
+            debug_assert_eq!(seq, w.fetched);
+            w.fetched += 1;
+            w.unissued += 1;
+            let mut ready = now;
+            let mut waiting_on = 0u16;
+            for &p in &inst.preds {
+                if p < w.base {
+                    continue;
+                }
+                let ps = &mut w.ring[(p & mask) as usize];
+                if ps.issued {
+                    ready = ready.max(ps.complete);
+                } else {
+                    waiting_on += 1;
+                    ps.waiters.push(seq);
+                }
+            }
+            let s = &mut w.ring[(seq & mask) as usize];
+            s.node = inst.node.0;
+            s.issued = false;
+            s.ready = ready;
+            s.complete = UNKNOWN;
+            s.waiting_on = waiting_on;
+            s.waiters.clear();
+            if prep.barrier.is_some() {
+                w.fence = Some(seq);
+            }
+            if waiting_on == 0 {
+                self.make_candidate(slot, seq, ready, prep.cost.subsystem as usize);
+            }
+        }
+    }
+
+    /// An instruction whose predecessors have all issued becomes ready at `ready`.
+    fn make_candidate(&mut self, slot: usize, seq: u64, ready: u64, sub: usize) {
+        let part = self.warps[slot].part;
+        if ready <= self.now {
+            self.enter_ready(part, sub, slot, seq, self.now);
+        } else {
+            self.parts[part].subs[sub]
+                .pending
+                .push(Reverse((ready, slot as u32, seq)));
+        }
+    }
+
+    fn enter_ready(&mut self, part: usize, sub: usize, slot: usize, seq: u64, at: u64) {
+        let p = &mut self.parts[part];
+        let busy_snap = p.subs[sub].busy.at(at);
+        let valve_snap = p.valve.at(at);
+        let s = &mut p.subs[sub];
+        let word = &mut s.ready_warps[slot / 64];
+        let bit = 1u64 << (slot % 64);
+        if *word & bit == 0 {
+            *word |= bit;
+            s.ready_count += 1;
+        }
+        let w = &mut self.warps[slot];
+        w.ready[sub].push(seq);
+        let rs = &mut w.ring[(seq & self.ring_mask) as usize];
+        rs.enter = at;
+        rs.busy_snap = busy_snap;
+        rs.valve_snap = valve_snap;
+    }
+
+    fn fire_timers(&mut self) {
+        while let Some(&Reverse((t, timer))) = self.timers.peek() {
+            if t > self.now {
+                break;
+            }
+            self.timers.pop();
+            match timer {
+                Timer::Wake { slot, generation } => {
+                    let slot = slot as usize;
+                    let w = &mut self.warps[slot];
+                    if !w.active || w.generation != generation {
+                        continue;
+                    }
+                    w.wake_pending = false;
+                    if let Some(f) = w.fence {
+                        let fs = &w.ring[(f & self.ring_mask) as usize];
+                        if fs.issued && fs.complete <= self.now {
+                            w.fence = None;
+                        }
+                    }
+                    self.refill(slot);
+                    self.check_finished(slot);
+                }
+                Timer::GroupDone { group_slot } => {
+                    let g = group_slot as usize;
+                    let wpg = self.exec.warps_per_group as usize;
+                    for lane in 0..wpg {
+                        self.warps[g * wpg + lane].active = false;
+                    }
+                    self.groups_done += 1;
+                    self.end = self.end.max(self.now);
+                    self.start_group(g);
+                }
+            }
+        }
+    }
+
+    /// Moves instructions whose readiness time has come into the ready sets.
+    fn promote(&mut self, part: usize) {
+        let now = self.now;
+        for sub in 0..self.n_subs {
+            while let Some(&Reverse((r, slot, seq))) = self.parts[part].subs[sub].pending.peek() {
+                if r > now {
+                    break;
+                }
+                self.parts[part].subs[sub].pending.pop();
+                self.enter_ready(part, sub, slot as usize, seq, r);
+            }
+        }
+    }
+
+    fn issue_phase(&mut self, part: usize) {
+        self.promote(part);
+        let now = self.now;
+        loop {
+            if self.parts[part].valve_next > now {
+                return;
+            }
+            let Some((sub, slot)) = self.pick(part) else {
+                return;
+            };
+            self.issue(part, sub, slot);
+        }
+    }
+
+    /// The scheduler σ: the warp whose ready instruction issues next, over all free subsystems.
+    fn pick(&self, part: usize) -> Option<(usize, usize)> {
+        let p = &self.parts[part];
+        let n_slots = self.warps.len();
+        let mut best: Option<((u64, u64), usize, usize)> = None;
+        for (si, s) in p.subs.iter().enumerate() {
+            if s.ready_count == 0 || s.next_free > self.now {
+                continue;
+            }
+            let (key, slot) = match self.opts.scheduler {
+                Scheduler::OldestFirst => self.oldest(&s.ready_warps)?,
+                Scheduler::GreedyThenOldest => match p.last_warp {
+                    Some(g) if bit(&s.ready_warps, g as usize) => (0, g as usize),
+                    _ => {
+                        let (age, slot) = self.oldest(&s.ready_warps)?;
+                        (age + 1, slot)
+                    }
+                },
+                Scheduler::LooseRoundRobin => {
+                    let start = p.last_warp.map_or(0, |l| l as usize + 1);
+                    let slot = next_set_cyclic(&s.ready_warps, start, n_slots)?;
+                    (((slot + n_slots - start % n_slots) % n_slots) as u64, slot)
+                }
+            };
+            // Across pipelines the one with the larger λ goes first: its slots are the scarcer,
+            // and a valve slot given to the faster pipeline would leave it idle (Eq. 45 assumes
+            // no such loss).
+            let key = (u64::MAX - self.candidate_lambda(slot, si), key);
+            if best.is_none_or(|(k, _, _)| key < k) {
+                best = Some((key, si, slot));
+            }
+        }
+        best.map(|(_, s, w)| (s, w))
+    }
+
+    /// λ of the instruction `slot` would issue on subsystem `sub`.
+    fn candidate_lambda(&self, slot: usize, sub: usize) -> u64 {
+        let w = &self.warps[slot];
+        w.ready[sub].iter().min().map_or(0, |&seq| {
+            let node = w.ring[(seq & self.ring_mask) as usize].node;
+            w.prep[node as usize].cost.lambda
+        })
+    }
+
+    fn oldest(&self, set: &[u64]) -> Option<(u64, usize)> {
+        let mut best: Option<(u64, usize)> = None;
+        for (wi, &word) in set.iter().enumerate() {
+            let mut m = word;
+            while m != 0 {
+                let slot = wi * 64 + m.trailing_zeros() as usize;
+                m &= m - 1;
+                let age = self.warps[slot].age;
+                if best.is_none_or(|(a, _)| age < a) {
+                    best = Some((age, slot));
+                }
+            }
+        }
+        best
+    }
+
+    fn issue(&mut self, part: usize, sub: usize, slot: usize) {
+        let now = self.now;
+        let mask = self.ring_mask;
+        // The warp's oldest ready instruction on this subsystem.
+        let w = &mut self.warps[slot];
+        let list = &mut w.ready[sub];
+        let Some(pos) = (0..list.len()).min_by_key(|&i| list[i]) else {
+            return;
+        };
+        let seq = list.swap_remove(pos);
+        let now_empty = list.is_empty();
+        let node = w.ring[(seq & mask) as usize].node;
+        let prep = w.prep[node as usize];
+        let cost = prep.cost;
+        let waits_at_barrier = prep.barrier.is_some_and(|b| b.waits);
+        let complete = if waits_at_barrier {
+            UNKNOWN
+        } else {
+            now + cost.latency
+        };
+
+        // Stall breakdown: the warp's gap since its previous issue, by cause.
+        let p = &self.parts[part];
+        let s = &w.ring[(seq & mask) as usize];
+        let gap = now - w.last_issue.min(now);
+        let enter = s.enter.max(w.last_issue);
+        let after_ready = now.saturating_sub(enter).min(gap);
+        let busy = p.subs[sub]
+            .busy
+            .at(now)
+            .saturating_sub(s.busy_snap)
+            .min(after_ready);
+        let valve = p
+            .valve
+            .at(now)
+            .saturating_sub(s.valve_snap)
+            .min(after_ready - busy);
+        let before_ready = gap - after_ready;
+        let at_barrier = w.barrier_span.take().map_or(0, |(a, b)| {
+            let lo = a.max(w.last_issue);
+            let hi = b.min(w.last_issue + before_ready);
+            hi.saturating_sub(lo)
+        });
+        let c = &mut self.counters;
+        c.stall_barrier += at_barrier;
+        c.stall_dependence += before_ready - at_barrier;
+        c.stall_subsystem += busy;
+        c.stall_issue_limit += valve;
+        c.stall_not_selected += after_ready - busy - valve;
+        c.instructions += 1;
+
+        let s = &mut w.ring[(seq & mask) as usize];
+        s.issued = true;
+        s.complete = complete;
+        let waiters = std::mem::take(&mut s.waiters);
+        w.unissued -= 1;
+        w.last_issue = now;
+        if complete != UNKNOWN {
+            w.max_complete = w.max_complete.max(complete);
+        }
+        if self.opts.record {
+            self.records.push(IssueRecord {
+                warp: w.global_warp,
+                partition: part as u32,
+                subsystem: sub as u32,
+                node,
+                seq,
+                issue: now,
+                lambda: cost.lambda,
+                complete,
+            });
+        }
+
+        let pm = &mut self.parts[part];
+        let sb = &mut pm.subs[sub];
+        sb.busy.record(now, cost.lambda);
+        sb.next_free = now + cost.lambda;
+        if now_empty {
+            sb.ready_warps[slot / 64] &= !(1u64 << (slot % 64));
+            sb.ready_count -= 1;
+        }
+        pm.valve.record(now, pm.interval);
+        pm.valve_next = now + pm.interval;
+        pm.last_warp = Some(slot as u32);
+
+        for d in waiters {
+            let w = &mut self.warps[slot];
+            let ds = &mut w.ring[(d & mask) as usize];
+            ds.ready = ds.ready.max(complete);
+            ds.waiting_on -= 1;
+            if ds.waiting_on == 0 {
+                let r = ds.ready;
+                let dsub = w.prep[ds.node as usize].cost.subsystem as usize;
+                self.make_candidate(slot, d, r, dsub);
+            }
+        }
+
+        if let Some(b) = prep.barrier {
+            if b.waits {
+                self.arrive(slot, seq, b.id, b.expected_warps);
+            } else {
+                self.warps[slot].fence = None;
+                self.arrive_only(slot, b.id, b.expected_warps);
+            }
+        }
+        self.refill(slot);
+        self.check_finished(slot);
+    }
+
+    fn barrier_state(&mut self, gslot: usize, id: u32, expected: u32) -> &mut BarrierState {
+        let g = &mut self.groups[gslot];
+        let pos = match g.barriers.iter().position(|b| b.id == id) {
+            Some(p) => p,
+            None => {
+                g.barriers.push(BarrierState {
+                    id,
+                    expected,
+                    ..BarrierState::default()
+                });
+                g.barriers.len() - 1
+            }
+        };
+        &mut g.barriers[pos]
+    }
+
+    fn arrive(&mut self, slot: usize, seq: u64, id: u32, expected: u32) {
+        let (gslot, lane) = (self.warps[slot].group_slot, self.warps[slot].lane);
+        let b = self.barrier_state(gslot, id, expected);
+        b.arrived |= 1u64 << lane;
+        b.waiting.push((slot as u32, seq));
+        self.try_release(gslot, id);
+    }
+
+    fn arrive_only(&mut self, slot: usize, id: u32, expected: u32) {
+        let (gslot, lane) = (self.warps[slot].group_slot, self.warps[slot].lane);
+        let b = self.barrier_state(gslot, id, expected);
+        b.arrived |= 1u64 << lane;
+        self.try_release(gslot, id);
+    }
+
+    /// Releases barrier `id` of a group once enough warps arrived, or every warp that has not
+    /// exited has.
+    fn try_release(&mut self, gslot: usize, id: u32) {
+        let now = self.now;
+        let g = &mut self.groups[gslot];
+        let (all, exited) = (g.all_mask, g.exited);
+        let Some(pos) = g.barriers.iter().position(|b| b.id == id) else {
+            return;
+        };
+        let b = &g.barriers[pos];
+        let count = b.arrived.count_ones();
+        if count < b.expected && (b.arrived | exited) != all {
+            return;
+        }
+        let b = g.barriers.swap_remove(pos);
+        let mask = self.ring_mask;
+        for (slot, seq) in b.waiting {
+            let w = &mut self.warps[slot as usize];
+            let s = &mut w.ring[(seq & mask) as usize];
+            let lat = w.prep[s.node as usize].cost.latency;
+            let done = now + lat;
+            s.complete = done;
+            w.max_complete = w.max_complete.max(done);
+            w.barrier_span = Some((w.last_issue.min(now), done));
+            let generation = w.generation;
+            self.timers
+                .push(Reverse((done, Timer::Wake { slot, generation })));
+        }
+    }
+
+    fn check_finished(&mut self, slot: usize) {
+        let w = &self.warps[slot];
+        if !w.active
+            || w.finished
+            || !w.exhausted
+            || w.unissued > 0
+            || w.fence.is_some()
+            || w.peeked.is_some()
+        {
+            return;
+        }
+        let finish = w.max_complete;
+        let (gslot, lane) = (w.group_slot, w.lane);
+        self.warps[slot].finished = true;
+        let g = &mut self.groups[gslot];
+        g.live -= 1;
+        g.exited |= 1u64 << lane;
+        g.finish = g.finish.max(finish);
+        let ids: SmallVec<[u32; 4]> = g.barriers.iter().map(|b| b.id).collect();
+        for id in ids {
+            self.try_release(gslot, id);
+        }
+        let g = &self.groups[gslot];
+        if g.live == 0 {
+            let t = g.finish.max(self.now);
+            self.timers.push(Reverse((
+                t,
+                Timer::GroupDone {
+                    group_slot: gslot as u32,
+                },
+            )));
+        }
+    }
+
+    /// The next instant at which an instruction may issue or a timer fires.
+    fn next_instant(&self) -> u64 {
+        let now = self.now;
+        let mut next = self
+            .timers
+            .peek()
+            .map_or(UNKNOWN, |Reverse((t, _))| (*t).max(now));
+        for p in &self.parts {
+            for s in &p.subs {
+                let t = if s.ready_count > 0 {
+                    s.next_free.max(p.valve_next)
+                } else if let Some(Reverse((r, _, _))) = s.pending.peek() {
+                    (*r).max(s.next_free).max(p.valve_next)
+                } else {
+                    continue;
+                };
+                debug_assert!(t > now, "an issuable instruction was left behind");
+                next = next.min(t.max(now));
+            }
+        }
+        next
+    }
+}
+
+fn bit(set: &[u64], i: usize) -> bool {
+    set.get(i / 64).is_some_and(|w| w & (1u64 << (i % 64)) != 0)
+}
+
+/// First set bit at or after `start`, wrapping around at `n`.
+fn next_set_cyclic(set: &[u64], start: usize, n: usize) -> Option<usize> {
+    let start = if start >= n { 0 } else { start };
+    let find_from = |from: usize| -> Option<usize> {
+        let mut wi = from / 64;
+        let mut word = set.get(wi)? & (u64::MAX << (from % 64));
+        loop {
+            if word != 0 {
+                let i = wi * 64 + word.trailing_zeros() as usize;
+                return (i < n).then_some(i);
+            }
+            wi += 1;
+            word = *set.get(wi)?;
+        }
+    };
+    find_from(start).or_else(|| find_from(0))
+}

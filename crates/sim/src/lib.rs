@@ -1,0 +1,120 @@
+//! The Pipeline-model simulator (pipeline-model-analysis section 3.2,
+//! pipeline-performance-model-idg Algorithm 1 with the issue limit of analysis section 4.2).
+//!
+//! Input: the compact per-warp-class IDGs of a launch (`idg::KernelIdgs`, streamed, never
+//! unrolled in memory), a timing side table per class ([`ClassCosts`]: subsystem, λ, Λ per
+//! template node), the core's [`Hardware`] and the launch's [`ExecConfig`]. Output: a
+//! [`SimResult`] for one core running ⌈groups / SMs⌉ groups, γ at a time, each finished group
+//! replaced by a waiting one. [`sweep`] runs occupancy sweeps in parallel; [`trace`] writes
+//! execution profiles (Chrome trace JSON, Gantt SVG like Figs. 8–9).
+//!
+//! Time is exact: integer ticks, `ticks_per_cycle` per cycle (the fixed point of
+//! `gpu::Cycles`), so fractional λ such as 0.375 or 1.125 never accumulate rounding error.
+//! Memory is bounded by the compact IDG plus a fixed ring per resident warp.
+
+pub mod config;
+pub mod cost;
+mod engine;
+pub mod result;
+pub mod synth;
+
+pub use config::{ExecConfig, Hardware, IssueOrder, Scheduler, SimOptions};
+pub use cost::{check_costs, ClassCosts, NodeCost};
+pub use result::{IssueRecord, SimResult, StallBreakdown, SubsystemUse};
+
+use idg::KernelIdgs;
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SimError {
+    #[error("invalid simulation input: {0}")]
+    Config(String),
+    #[error(
+        "deadlock at tick {cycle_ticks}: {groups_done} of {groups} groups finished \
+         (a barrier that can never be released?)"
+    )]
+    Deadlock {
+        cycle_ticks: u64,
+        groups_done: u64,
+        groups: u64,
+    },
+    #[error("the run has {issues} issues, more than the {limit} a drawing can show")]
+    TooLargeToDraw { issues: usize, limit: usize },
+    #[error("GPU profile: {0}")]
+    Gpu(String),
+}
+
+/// Simulates one core; see the crate documentation.
+pub fn simulate(
+    kernel: &KernelIdgs,
+    costs: &[ClassCosts],
+    hw: &Hardware,
+    exec: &ExecConfig,
+    opts: &SimOptions,
+) -> Result<SimResult, SimError> {
+    simulate_with_records(kernel, costs, hw, exec, opts).map(|(r, _)| r)
+}
+
+/// As [`simulate`], also returning every issue when `opts.record` is set (empty otherwise).
+pub fn simulate_with_records(
+    kernel: &KernelIdgs,
+    costs: &[ClassCosts],
+    hw: &Hardware,
+    exec: &ExecConfig,
+    opts: &SimOptions,
+) -> Result<(SimResult, Vec<IssueRecord>), SimError> {
+    let (prepared, n_parts) = engine::prepare_all(kernel, costs, hw, exec, opts)?;
+    let out = engine::Engine::new(kernel, &prepared, n_parts, hw, *exec, *opts).run()?;
+    let tpc = hw.ticks_per_cycle.max(1);
+    let cycles = out.ticks as f64 / tpc as f64;
+    let per_cycle = |x: u64| {
+        if out.ticks > 0 {
+            x as f64 / cycles
+        } else {
+            0.0
+        }
+    };
+    let c = out.counters;
+    let to_cycles = |t: u64| t as f64 / tpc as f64;
+    let subsystems = hw
+        .subsystems
+        .iter()
+        .zip(&out.sub_busy)
+        .map(|(name, &busy)| SubsystemUse {
+            name: name.clone(),
+            busy: if out.ticks > 0 {
+                busy as f64 / (out.ticks as f64 * n_parts as f64)
+            } else {
+                0.0
+            },
+        })
+        .collect();
+    let result = SimResult {
+        cycles,
+        ticks: out.ticks,
+        ticks_per_cycle: tpc,
+        time_us: if hw.clock_mhz > 0.0 {
+            cycles / hw.clock_mhz
+        } else {
+            0.0
+        },
+        warps: c.warps,
+        occupancy_warps: exec.occupancy_warps(),
+        concurrent_groups: exec.concurrent_groups,
+        groups: exec.groups_per_core(),
+        instructions: c.instructions,
+        wpc: per_cycle(c.warps),
+        ipc: per_cycle(c.instructions),
+        subsystems,
+        stalls: StallBreakdown {
+            dependence: to_cycles(c.stall_dependence),
+            subsystem_busy: to_cycles(c.stall_subsystem),
+            issue_limit: to_cycles(c.stall_issue_limit),
+            barrier: to_cycles(c.stall_barrier),
+            not_selected: to_cycles(c.stall_not_selected),
+        },
+        scheduler: opts.scheduler.to_string(),
+        in_order: opts.order == IssueOrder::InOrder,
+        partitions: n_parts as u32,
+    };
+    Ok((result, out.records))
+}

@@ -1,0 +1,147 @@
+//! What a simulation reports: cycles of the core, time at the profile clock, warp and
+//! instruction throughput (WPC, IPC, Table 2 of the analysis paper), per-subsystem busy
+//! fractions and the stall breakdown; plus the per-issue records traces are drawn from.
+//!
+//! Stall breakdown (warp-cycles): the gap between two consecutive issues of a warp is split
+//! into time before its next instruction was ready (`barrier` while the warp waited at a
+//! barrier, otherwise `dependence`, which includes waiting for window or ring room) and time
+//! after: `subsystem_busy` while its pipeline was occupied, then `issue_limit` while the
+//! valve was closed, and `not_selected` for the rest (the scheduler picked another warp).
+//! The tail after a warp's last issue is not a stall and is not counted.
+
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+
+/// Raw counters of one run, in ticks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Counters {
+    pub warps: u64,
+    pub instructions: u64,
+    pub stall_dependence: u64,
+    pub stall_subsystem: u64,
+    pub stall_issue_limit: u64,
+    pub stall_barrier: u64,
+    pub stall_not_selected: u64,
+}
+
+/// One issued instruction, kept when `SimOptions::record` is set. Times in ticks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IssueRecord {
+    /// Global warp id: `group * warps_per_group + warp_in_group`.
+    pub warp: u64,
+    pub partition: u32,
+    pub subsystem: u32,
+    /// Template node of the warp's class.
+    pub node: u32,
+    /// Position in the warp's unrolled stream.
+    pub seq: u64,
+    pub issue: u64,
+    /// Occupancy of the subsystem (λ as simulated, partition scaling included).
+    pub lambda: u64,
+    pub complete: u64,
+}
+
+/// Warp-cycles lost per cause; see the module documentation.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct StallBreakdown {
+    pub dependence: f64,
+    pub subsystem_busy: f64,
+    pub issue_limit: f64,
+    pub barrier: f64,
+    pub not_selected: f64,
+}
+
+impl StallBreakdown {
+    pub fn total(&self) -> f64 {
+        self.dependence + self.subsystem_busy + self.issue_limit + self.barrier + self.not_selected
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SubsystemUse {
+    pub name: String,
+    /// Fraction of the run the subsystem was accepting instructions (Σλ / cycles, averaged over
+    /// partitions); never above 1.
+    pub busy: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SimResult {
+    /// Cycles the simulated core needs for its ⌈groups / SMs⌉ groups.
+    pub cycles: f64,
+    /// The same, exact, in ticks of `ticks_per_cycle`.
+    pub ticks: u64,
+    pub ticks_per_cycle: u64,
+    /// `cycles` at the profile's clock.
+    pub time_us: f64,
+    /// Warps the core ran.
+    pub warps: u64,
+    /// Concurrent warps ω.
+    pub occupancy_warps: u64,
+    pub concurrent_groups: u32,
+    pub groups: u64,
+    pub instructions: u64,
+    /// Warp throughput (warps per cycle).
+    pub wpc: f64,
+    /// Warp instructions per cycle.
+    pub ipc: f64,
+    pub subsystems: Vec<SubsystemUse>,
+    pub stalls: StallBreakdown,
+    pub scheduler: String,
+    pub in_order: bool,
+    pub partitions: u32,
+}
+
+impl SimResult {
+    pub fn to_json(&self) -> String {
+        // Plain data with string keys: serialization cannot fail.
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// Human-readable summary.
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "cycles        {:.3}  ({:.3} us)",
+            self.cycles, self.time_us
+        );
+        let _ = writeln!(
+            s,
+            "warps         {} in {} groups, {} concurrent ({} groups)",
+            self.warps, self.groups, self.occupancy_warps, self.concurrent_groups
+        );
+        let _ = writeln!(s, "instructions  {}", self.instructions);
+        let _ = writeln!(s, "WPC           {:.6}", self.wpc);
+        let _ = writeln!(s, "IPC           {:.6}", self.ipc);
+        let _ = writeln!(
+            s,
+            "scheduler     {}{}, {} partition(s)",
+            self.scheduler,
+            if self.in_order {
+                ", in-order"
+            } else {
+                ", dataflow"
+            },
+            self.partitions
+        );
+        let _ = writeln!(s, "subsystem busy:");
+        for u in &self.subsystems {
+            let _ = writeln!(s, "  {:<12} {:6.2}%", u.name, u.busy * 100.0);
+        }
+        let t = self.stalls.total();
+        let pct = |x: f64| if t > 0.0 { x / t * 100.0 } else { 0.0 };
+        let _ = writeln!(s, "stalls (warp-cycles):");
+        for (name, v) in [
+            ("dependence", self.stalls.dependence),
+            ("subsystem", self.stalls.subsystem_busy),
+            ("issue limit", self.stalls.issue_limit),
+            ("barrier", self.stalls.barrier),
+            ("not selected", self.stalls.not_selected),
+        ] {
+            let _ = writeln!(s, "  {name:<12} {v:14.3} {:6.2}%", pct(v));
+        }
+        s
+    }
+}

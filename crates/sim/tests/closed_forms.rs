@@ -1,0 +1,182 @@
+//! The simulator against the closed forms of the papers: Eq. 1 of the IDG paper (one pipeline,
+//! W warps of N dependent instructions), Eqs. 43–45 of the analysis paper (Instruction Mix at
+//! high occupancy) and the example kernel of Fig. 1 with the Table 2 parameters.
+
+use proptest::prelude::*;
+use sim::synth::{self, TABLE2, TICKS_PER_CYCLE};
+use sim::{simulate, ExecConfig, IssueOrder, Scheduler, SimOptions};
+
+fn exec(k: &synth::SynthKernel, concurrent: u32) -> ExecConfig {
+    ExecConfig {
+        warps_per_group: k.kernel.warps_per_group,
+        concurrent_groups: concurrent,
+        total_groups: k.kernel.total_groups(),
+        sm_count: 1,
+    }
+}
+
+/// Eq. 1 in ticks; λ and Λ in ticks.
+fn eq1(n: u64, w: u64, lambda: u64, latency: u64) -> u64 {
+    if w * lambda < latency {
+        n * latency + (w - 1) * lambda
+    } else {
+        latency + (n * w - 1) * lambda
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn eq1_one_pipeline(
+        n in 1u64..40,
+        w in 1u32..24,
+        lambda_eighths in 1u64..24,
+        latency_eighths in 1u64..200,
+        sched in 0usize..3,
+        in_order in any::<bool>(),
+    ) {
+        // λ and Λ in multiples of 1/8 cycle: fractional values like 0.375 and 1.125 included.
+        let k = synth::chain(n, 1, w);
+        let hw = synth::hardware(1, None, 1);
+        let l = lambda_eighths as f64 / 8.0;
+        let lat = (latency_eighths as f64 / 8.0).max(l);
+        let costs = synth::costs_for(&k, &[(l, lat)], &hw);
+        let opts = SimOptions {
+            scheduler: Scheduler::ALL[sched],
+            order: if in_order { IssueOrder::InOrder } else { IssueOrder::Dataflow },
+            ..SimOptions::default()
+        };
+        let r = simulate(&k.kernel, &costs, &hw, &exec(&k, w), &opts).unwrap();
+        let t = TICKS_PER_CYCLE / 8;
+        let latency = (lat * 8.0).round() as u64 * t;
+        let model = eq1(n, u64::from(w), lambda_eighths * t, latency);
+        if opts.scheduler == Scheduler::LooseRoundRobin {
+            // Eq. 1 assumes the warps take turns.
+            prop_assert_eq!(r.ticks, model);
+        } else {
+            // Other orders may bunch a warp's dependent instructions at the end; Eq. 1 stays a
+            // lower bound and one round per instruction an upper bound.
+            let upper = n * (latency + u64::from(w) * lambda_eighths * t);
+            prop_assert!(r.ticks >= model && r.ticks <= upper, "{} vs {}", r.ticks, model);
+        }
+        prop_assert_eq!(r.instructions, n * u64::from(w));
+    }
+}
+
+fn mix_ipc1(beta: u32, l1: f64, l2: f64, il: Option<f64>, same: bool) -> f64 {
+    let warps = 48;
+    let reps = 60;
+    let k = synth::instruction_mix(beta, reps, if same { 0 } else { 1 }, warps);
+    let hw = synth::hardware(2, il, 1);
+    // Latencies long enough to matter, short enough for 48 warps to hide them.
+    let mut costs = synth::costs_for(&k, &[(l1, 6.0), (l2, 6.0)], &hw);
+    // Type-2 instructions keep their own λ even on the shared subsystem (Eq. 43).
+    let last = costs[0].len() - 1;
+    costs[0][last].lambda = (l2 * TICKS_PER_CYCLE as f64) as u64;
+    // Round-robin keeps the warps abreast, so the tail where too few warps remain to hide Λ is
+    // short; oldest-first would let warp 0 run ahead and leave a latency-bound tail.
+    let opts = SimOptions {
+        scheduler: Scheduler::LooseRoundRobin,
+        ..SimOptions::default()
+    };
+    let r = simulate(&k.kernel, &costs, &hw, &exec(&k, 1), &opts).unwrap();
+    let type1 = f64::from(beta) * reps as f64 * f64::from(warps);
+    type1 / r.cycles
+}
+
+fn close(sim: f64, model: f64) -> bool {
+    // Pipeline fill and drain of a finite run.
+    (sim - model).abs() / model < 0.03
+}
+
+#[test]
+fn eq43_one_subsystem() {
+    for beta in [1u32, 2, 4, 8, 16] {
+        for (l1, l2) in [(1.0, 4.0), (0.25, 1.0), (1.0, 8.0), (0.5, 2.0)] {
+            let sim = mix_ipc1(beta, l1, l2, None, true);
+            let model = f64::from(beta) / (f64::from(beta) * l1 + l2);
+            assert!(
+                close(sim, model),
+                "β={beta} λ1={l1} λ2={l2}: {sim} vs {model}"
+            );
+        }
+    }
+}
+
+#[test]
+fn eq44_two_subsystems() {
+    for beta in [1u32, 2, 4, 8, 16] {
+        for (l1, l2) in [(1.0, 4.0), (0.25, 1.0), (1.0, 8.0)] {
+            let sim = mix_ipc1(beta, l1, l2, None, false);
+            // Eq. 44 bounds type-1 throughput by both pipelines; type-2 instructions are a
+            // β-th of type 1, so subsystem 2 bounds type 1 at β/λ2.
+            let model = (1.0 / l1).min(f64::from(beta) / l2);
+            assert!(
+                close(sim, model),
+                "β={beta} λ1={l1} λ2={l2}: {sim} vs {model}"
+            );
+        }
+    }
+}
+
+#[test]
+fn eq45_issue_limit() {
+    for beta in [1u32, 2, 4, 8, 16] {
+        for (l1, l2, il) in [
+            (1.0, 4.0, 1.0),
+            (0.25, 1.0, 4.0),
+            (0.5, 2.0, 2.0),
+            (0.25, 1.0, 2.0),
+        ] {
+            let sim = mix_ipc1(beta, l1, l2, Some(il), false);
+            let b = f64::from(beta);
+            let model = (1.0 / l1).min(b / l2).min(b / (b + 1.0) * il);
+            assert!(
+                close(sim, model),
+                "β={beta} λ1={l1} λ2={l2} IL={il}: {sim} vs {model}"
+            );
+        }
+    }
+}
+
+fn example_wpc(warps: u32, total: u32) -> f64 {
+    let k = synth::paper_example(1, total);
+    let hw = synth::hardware(2, None, 1);
+    let costs = synth::costs_for(&k, &TABLE2, &hw);
+    let r = simulate(
+        &k.kernel,
+        &costs,
+        &hw,
+        &exec(&k, warps),
+        &SimOptions::default(),
+    )
+    .unwrap();
+    r.wpc
+}
+
+#[test]
+fn example_kernel_one_warp() {
+    let k = synth::paper_example(1, 1);
+    let hw = synth::hardware(2, None, 1);
+    let costs = synth::costs_for(&k, &TABLE2, &hw);
+    let r = simulate(&k.kernel, &costs, &hw, &exec(&k, 1), &SimOptions::default()).unwrap();
+    // c0 at 0, c1 at 1, c2 at 5, m0 at 9, c3 at 15, m1 at 19, done at 25 = Λ_app of Eq. 2.
+    assert_eq!(r.cycles, 25.0);
+    assert_eq!(r.wpc, 1.0 / 25.0);
+}
+
+#[test]
+fn example_kernel_approaches_roof() {
+    let total = 400;
+    let mut last = 0.0;
+    for w in 1..=16 {
+        let wpc = example_wpc(w, total);
+        assert!(wpc <= 0.25 + 1e-12, "ω={w}: {wpc} above the roof");
+        assert!(wpc >= last - 1e-9, "ω={w}: {wpc} below {last}");
+        last = wpc;
+    }
+    assert!(example_wpc(1, total) < 0.05);
+    // Fig. 9: with 10 warps the execution is almost at the peak.
+    assert!(example_wpc(10, total) > 0.24, "{}", example_wpc(10, total));
+}
