@@ -11,7 +11,8 @@
 #   env:    data/env.txt (nvidia-smi, driver, toolchain versions)
 #   all:    all of the above, plus data/clocks_during_run.csv (nvidia-smi
 #           clock/power samples every 0.5 s while it runs)
-# The PTX files are copied into <suite_dir> when it is not this directory.
+# The PTX files and cuda/ sources are copied into <suite_dir> when it is not
+# this directory.
 # Requires scripts/build.sh first. Never changes clocks: ncu runs with
 # --clock-control none, so timings and counters see the same boost clocks.
 set -euo pipefail
@@ -21,7 +22,9 @@ WHAT=${2:-all}
 shift 2 || shift $#
 mkdir -p "$SUITE/data/ncu"
 if [[ "$(cd "$SUITE" && pwd)" != "$(pwd)" ]]; then
+  mkdir -p "$SUITE/cuda"
   cp ./*.ptx "$SUITE/"
+  cp cuda/*.cu "$SUITE/cuda/"
 fi
 
 METRICS=sm__cycles_elapsed.max,sm__cycles_elapsed.avg,smsp__inst_executed.sum,\
