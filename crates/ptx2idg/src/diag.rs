@@ -1,0 +1,92 @@
+//! The one place that renders errors for humans: `file:line:column: message`, then the
+//! offending source line and a caret under the offending token. Columns are 1-based byte
+//! columns (as in `ptx::Span`); the caret line repeats the line's tabs so it aligns in any
+//! tab width.
+
+use ptx::Span;
+use std::fmt::Write;
+
+/// Renders a located error against the source it refers to.
+pub fn render(file: &str, src: &str, span: Span, message: &str) -> String {
+    let mut out = format!("{file}:{}:{}: {message}\n", span.line, span.col);
+    let Some(line) = src.lines().nth(span.line.saturating_sub(1) as usize) else {
+        return out;
+    };
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    // Control characters (binary input) would garble the terminal; show them as U+FFFD.
+    let shown: String = line
+        .chars()
+        .map(|c| {
+            if c.is_control() && c != '\t' {
+                '\u{fffd}'
+            } else {
+                c
+            }
+        })
+        .collect();
+    let col = (span.col.saturating_sub(1) as usize).min(line.len());
+    let mut start = col;
+    while !line.is_char_boundary(start) {
+        start -= 1;
+    }
+    let gutter = span.line.to_string();
+    let pad = " ".repeat(gutter.len());
+    let _ = writeln!(out, "{gutter} | {shown}");
+    let lead: String = line[..start]
+        .chars()
+        .map(|c| if c == '\t' { '\t' } else { ' ' })
+        .collect();
+    let rest = line[start..].chars().count();
+    let width = (span.len as usize).min(rest).max(1);
+    let _ = writeln!(out, "{pad} | {lead}{}", "^".repeat(width));
+    out
+}
+
+/// Prints a PTX parse error.
+pub fn parse_error(file: &str, src: &str, e: &ptx::ParseError) {
+    eprint!("{}", render(file, src, e.span, &e.message));
+}
+
+/// Prints an error about a file as a whole (e.g. it cannot be read).
+pub fn file_error(file: &str, message: &str) {
+    eprintln!("{file}: {message}");
+}
+
+/// Prints a usage error.
+pub fn usage(message: &str) {
+    eprintln!("ptx2idg: {message}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn caret_under_token_with_tabs() {
+        let src = "a\n\tadd.s32 %r1, %r2 %r3;\n";
+        let span = Span {
+            line: 2,
+            col: 19,
+            offset: 20,
+            len: 3,
+        };
+        assert_eq!(
+            render("f.ptx", src, span, "expected `,`"),
+            "f.ptx:2:19: expected `,`\n2 | \tadd.s32 %r1, %r2 %r3;\n  | \t                 ^^^\n"
+        );
+    }
+
+    #[test]
+    fn end_of_input_gets_one_caret() {
+        let span = Span {
+            line: 1,
+            col: 4,
+            offset: 3,
+            len: 0,
+        };
+        assert_eq!(
+            render("f", "ret", span, "m"),
+            "f:1:4: m\n1 | ret\n  |    ^\n"
+        );
+    }
+}
