@@ -1,0 +1,599 @@
+//! Abstract interpreter over integer and predicate registers, one thread at a time.
+//!
+//! A register holds a [`Value`]: a known integer (raw bits at the instruction's width), an
+//! affine address `base + offset` over a symbolic base (pointer parameters and variables are
+//! distinct bases, so address arithmetic stays exact), or unknown (memory loads, floats,
+//! clocks). Everything a launch decides — `%tid`, `%ntid`, `%ctaid`, `%nctaid`, `%laneid`,
+//! `%warpid` (from `%tid`), `WARP_SZ`, and the values of non-pointer parameters — is known.
+//!
+//! The walker (crates/walk) drives this incrementally along a warp's path: [`ThreadState::step`]
+//! per instruction, [`ThreadState::eval_guard`] for branch conditions and
+//! [`ThreadState::eval_addr`] for per-lane addresses (coalescing and bank conflicts, mapper g);
+//! [`WarpState`] wraps 32 lanes with an active mask. Loops are never iterated here: trip counts
+//! come from `crate::trips`.
+//!
+//! Invariant: a guarded instruction whose guard is unknown leaves each destination at its old
+//! value if that equals the new one, else unknown (the join of both outcomes).
+
+use crate::error::IrError;
+use crate::ids::{BaseId, RegId};
+use crate::kernel::{AddrBase, Guard, Inst, Kernel, Operand, Special};
+use crate::sem::{BoolOp, IntTy, MulMode, Sem};
+use serde::Serialize;
+
+/// An abstract register value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum Value {
+    /// Not known under this launch.
+    Unknown,
+    /// A known integer, stored as raw bits zero-extended from the width it was written with.
+    Int(u64),
+    /// `base + offset` bytes.
+    Addr { base: BaseId, offset: i64 },
+}
+
+/// An address computed for one lane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub struct AbstractAddr {
+    /// `None`: an absolute (numeric) address.
+    pub base: Option<BaseId>,
+    /// Byte offset from the base.
+    pub offset: i64,
+}
+
+/// A kernel launch: grid and block sizes plus values of scalar parameters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Launch {
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    /// `(name or decimal index, value)` as given by the user (`--param NAME=VALUE`).
+    pub params: Vec<(String, i64)>,
+}
+
+impl Default for Launch {
+    fn default() -> Self {
+        Self {
+            grid: [1, 1, 1],
+            block: [1, 1, 1],
+            params: Vec::new(),
+        }
+    }
+}
+
+impl Launch {
+    /// Resolves parameter names against `kernel`. Parameters given no value read as their
+    /// symbolic base (a pointer) — index math on them stays affine, comparisons are unknown.
+    pub fn bind(&self, kernel: &Kernel) -> Result<BoundLaunch, IrError> {
+        let mut params: Vec<Value> = kernel
+            .params
+            .iter()
+            .map(|p| Value::Addr {
+                base: p.base,
+                offset: 0,
+            })
+            .collect();
+        for (name, v) in &self.params {
+            let i = kernel
+                .param_index(name)
+                .ok_or_else(|| IrError::UnknownParam {
+                    kernel: kernel.name.clone(),
+                    param: name.clone(),
+                    known: kernel.params.iter().map(|p| p.name.clone()).collect(),
+                })?;
+            let bits = (kernel.params[i].bytes * 8).clamp(8, 64) as u8;
+            let ty = IntTy {
+                bits,
+                signed: false,
+            };
+            params[i] = Value::Int(ty.wrap(*v as u64));
+        }
+        if self.grid.contains(&0) || self.block.contains(&0) {
+            return Err(IrError::EmptyLaunch {
+                grid: self.grid,
+                block: self.block,
+            });
+        }
+        Ok(BoundLaunch {
+            grid: self.grid,
+            block: self.block,
+            params,
+        })
+    }
+}
+
+/// A launch resolved against one kernel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoundLaunch {
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    /// Value of each kernel parameter.
+    pub params: Vec<Value>,
+}
+
+impl BoundLaunch {
+    /// Threads per block.
+    pub fn threads_per_block(&self) -> u32 {
+        self.block.iter().product()
+    }
+
+    /// Warps per block (the last one may be partial).
+    pub fn warps_per_block(&self) -> u32 {
+        self.threads_per_block().div_ceil(32)
+    }
+
+    /// Number of blocks.
+    pub fn blocks(&self) -> u64 {
+        self.grid.iter().map(|&g| u64::from(g)).product()
+    }
+
+    /// `(x, y, z)` of linear block id `i` (x fastest).
+    pub fn ctaid_of(&self, i: u64) -> [u32; 3] {
+        let gx = u64::from(self.grid[0]);
+        let gy = u64::from(self.grid[1]);
+        [
+            (i % gx) as u32,
+            ((i / gx) % gy) as u32,
+            (i / (gx * gy)) as u32,
+        ]
+    }
+
+    /// `(x, y, z)` of linear thread id `t` within a block (x fastest).
+    pub fn tid_of(&self, t: u32) -> [u32; 3] {
+        let [bx, by, _] = self.block;
+        [t % bx, (t / bx) % by, t / (bx * by)]
+    }
+}
+
+/// The abstract register file of one thread.
+#[derive(Debug, Clone)]
+pub struct ThreadState<'l> {
+    regs: Vec<Value>,
+    launch: &'l BoundLaunch,
+    ctaid: [u32; 3],
+    tid: [u32; 3],
+    linear_tid: u32,
+}
+
+impl<'l> ThreadState<'l> {
+    /// A fresh thread: every register unknown.
+    pub fn new(kernel: &Kernel, launch: &'l BoundLaunch, ctaid: [u32; 3], tid: [u32; 3]) -> Self {
+        let [bx, by, _] = launch.block;
+        Self {
+            regs: vec![Value::Unknown; kernel.regs.len()],
+            launch,
+            ctaid,
+            tid,
+            linear_tid: tid[0] + bx * (tid[1] + by * tid[2]),
+        }
+    }
+
+    /// The thread's index in its block (x fastest).
+    pub fn linear_tid(&self) -> u32 {
+        self.linear_tid
+    }
+
+    /// The value of register `r`.
+    pub fn get(&self, r: RegId) -> Value {
+        self.regs[r.index()]
+    }
+
+    /// Overwrites register `r` (the trip-count machinery uses it to skip loops).
+    pub fn set(&mut self, r: RegId, v: Value) {
+        self.regs[r.index()] = v;
+    }
+
+    fn special(&self, s: Special) -> Value {
+        let l = self.launch;
+        let v = match s {
+            Special::Tid(d) => self.tid[usize::from(d)],
+            Special::Ntid(d) => l.block[usize::from(d)],
+            Special::Ctaid(d) => self.ctaid[usize::from(d)],
+            Special::Nctaid(d) => l.grid[usize::from(d)],
+            Special::LaneId => self.linear_tid % 32,
+            Special::WarpId => self.linear_tid / 32,
+            Special::WarpSize => 32,
+            Special::Other => return Value::Unknown,
+        };
+        Value::Int(u64::from(v))
+    }
+
+    /// The value of a source operand.
+    pub fn eval(&self, o: &Operand) -> Value {
+        match o {
+            Operand::Reg(r) => self.regs[r.index()],
+            Operand::Imm(v) => Value::Int(*v),
+            Operand::Special(s) => self.special(*s),
+            Operand::Base { base, offset } => Value::Addr {
+                base: *base,
+                offset: *offset,
+            },
+            Operand::NotPred(r) => match self.regs[r.index()] {
+                Value::Int(v) => Value::Int(u64::from(v & 1 == 0)),
+                _ => Value::Unknown,
+            },
+            _ => Value::Unknown,
+        }
+    }
+
+    /// Whether a guard holds: `None` when its predicate is unknown. No guard always holds.
+    pub fn eval_guard(&self, g: Option<Guard>) -> Option<bool> {
+        match g {
+            None => Some(true),
+            Some(g) => match self.regs[g.pred.index()] {
+                Value::Int(v) => Some((v & 1 == 1) != g.negated),
+                _ => None,
+            },
+        }
+    }
+
+    /// The address an `[base+offset]` operand denotes for this thread.
+    pub fn eval_addr(&self, o: &Operand) -> Option<AbstractAddr> {
+        let Operand::Addr { base, offset } = o else {
+            return None;
+        };
+        match base {
+            AddrBase::Reg(r) => match self.regs[r.index()] {
+                Value::Int(v) => Some(AbstractAddr {
+                    base: None,
+                    offset: (v as i64).wrapping_add(*offset),
+                }),
+                Value::Addr { base, offset: o2 } => Some(AbstractAddr {
+                    base: Some(base),
+                    offset: o2.wrapping_add(*offset),
+                }),
+                Value::Unknown => None,
+            },
+            AddrBase::Var(b) => Some(AbstractAddr {
+                base: Some(*b),
+                offset: *offset,
+            }),
+            AddrBase::Absolute => Some(AbstractAddr {
+                base: None,
+                offset: *offset,
+            }),
+            AddrBase::KernelParam(_) | AddrBase::Slot(_) => None,
+        }
+    }
+
+    /// Executes one instruction (its guard included).
+    pub fn step(&mut self, inst: &Inst) {
+        let ndefs = inst.ndefs as usize;
+        if ndefs == 0 {
+            return;
+        }
+        let guard = self.eval_guard(inst.guard);
+        if guard == Some(false) {
+            return;
+        }
+        let (d0, d1) = self.compute(inst);
+        let write = |regs: &mut Vec<Value>, dst: &Operand, v: Value| {
+            let r = match dst {
+                Operand::Reg(r) => *r,
+                Operand::Addr {
+                    base: AddrBase::Slot(r),
+                    ..
+                } => *r,
+                Operand::Vector(elems) => {
+                    // Vector destinations (loads, unpacking movs) are never modelled.
+                    for e in elems {
+                        if let Operand::Reg(r) = e {
+                            regs[r.index()] = Value::Unknown;
+                        }
+                    }
+                    return;
+                }
+                _ => return,
+            };
+            let old = regs[r.index()];
+            regs[r.index()] = if guard.is_none() && old != v {
+                Value::Unknown
+            } else {
+                v
+            };
+        };
+        let dsts = inst.dsts();
+        write(&mut self.regs, &dsts[0], d0);
+        if let Some(d) = dsts.get(1) {
+            write(&mut self.regs, d, d1);
+        }
+        for d in dsts.iter().skip(2) {
+            write(&mut self.regs, d, Value::Unknown);
+        }
+    }
+
+    /// The values of the first and second destination.
+    fn compute(&self, inst: &Inst) -> (Value, Value) {
+        let srcs = inst.srcs();
+        let src = |i: usize| srcs.get(i).map_or(Value::Unknown, |o| self.eval(o));
+        let Some(ty) = inst.ty else {
+            // Untyped or float: only parameter loads and moves of addresses stay known.
+            return match inst.sem {
+                Sem::LdParam => (self.ld_param(srcs.first()), Value::Unknown),
+                _ => (Value::Unknown, Value::Unknown),
+            };
+        };
+        let v = match inst.sem {
+            Sem::Mov | Sem::Cvta => match src(0) {
+                Value::Int(v) => Value::Int(ty.wrap(v)),
+                v => v,
+            },
+            Sem::LdParam => match self.ld_param(srcs.first()) {
+                Value::Int(v) => Value::Int(ty.wrap(v)),
+                v => v,
+            },
+            Sem::StParam => match src(0) {
+                Value::Int(v) => Value::Int(ty.wrap(v)),
+                v => v,
+            },
+            Sem::Add => add(ty, src(0), src(1)),
+            Sem::Sub => sub(ty, src(0), src(1)),
+            Sem::Mul(mode) => mul(ty, mode, src(0), src(1)),
+            Sem::Mad(mode) => {
+                let wide = if mode == MulMode::Wide { ty.wide() } else { ty };
+                add(wide, mul(ty, mode, src(0), src(1)), src(2))
+            }
+            Sem::Cvt(from) => match src(0) {
+                Value::Int(v) => Value::Int(ty.wrap(from.to_i128(v) as u64)),
+                // Widening a 64-bit pointer is the identity; narrowing loses the base.
+                a @ Value::Addr { .. } if ty.bits == 64 => a,
+                _ => Value::Unknown,
+            },
+            Sem::Setp(cmp, combine) => {
+                let c = match (src(0), src(1)) {
+                    (Value::Int(a), Value::Int(b)) => Some(cmp.eval(ty.to_i128(a), ty.to_i128(b))),
+                    (
+                        Value::Addr {
+                            base: b1,
+                            offset: o1,
+                        },
+                        Value::Addr {
+                            base: b2,
+                            offset: o2,
+                        },
+                    ) if b1 == b2 => Some(cmp.eval(i128::from(o1), i128::from(o2))),
+                    _ => None,
+                };
+                let p = match combine {
+                    None => c,
+                    Some(op) => bool_op(op, c, as_bool(src(2))),
+                };
+                let q = match combine {
+                    None => c.map(|c| !c),
+                    Some(op) => bool_op(op, c.map(|c| !c), as_bool(src(2))),
+                };
+                return (from_bool(p), from_bool(q));
+            }
+            Sem::Selp => match as_bool(src(2)) {
+                Some(true) => src(0),
+                Some(false) => src(1),
+                None if src(0) == src(1) => src(0),
+                None => Value::Unknown,
+            },
+            Sem::And | Sem::Or | Sem::Xor if ty.bits == 1 => {
+                let op = match inst.sem {
+                    Sem::And => BoolOp::And,
+                    Sem::Or => BoolOp::Or,
+                    _ => BoolOp::Xor,
+                };
+                from_bool(bool_op(op, as_bool(src(0)), as_bool(src(1))))
+            }
+            Sem::Not if ty.bits == 1 => from_bool(as_bool(src(0)).map(|b| !b)),
+            _ => int_op(inst.sem, ty, src(0), src(1)),
+        };
+        (v, Value::Unknown)
+    }
+
+    fn ld_param(&self, o: Option<&Operand>) -> Value {
+        match o {
+            Some(Operand::Addr {
+                base: AddrBase::KernelParam(i),
+                offset: 0,
+            }) => self
+                .launch
+                .params
+                .get(*i as usize)
+                .copied()
+                .unwrap_or(Value::Unknown),
+            Some(Operand::Addr {
+                base: AddrBase::Slot(r),
+                offset: 0,
+            }) => self.regs[r.index()],
+            _ => Value::Unknown,
+        }
+    }
+}
+
+fn as_bool(v: Value) -> Option<bool> {
+    match v {
+        Value::Int(v) => Some(v & 1 == 1),
+        _ => None,
+    }
+}
+
+fn from_bool(b: Option<bool>) -> Value {
+    b.map_or(Value::Unknown, |b| Value::Int(u64::from(b)))
+}
+
+fn bool_op(op: BoolOp, a: Option<bool>, b: Option<bool>) -> Option<bool> {
+    match (op, a, b) {
+        (BoolOp::And, Some(false), _) | (BoolOp::And, _, Some(false)) => Some(false),
+        (BoolOp::Or, Some(true), _) | (BoolOp::Or, _, Some(true)) => Some(true),
+        (BoolOp::And, Some(a), Some(b)) => Some(a && b),
+        (BoolOp::Or, Some(a), Some(b)) => Some(a || b),
+        (BoolOp::Xor, Some(a), Some(b)) => Some(a != b),
+        _ => None,
+    }
+}
+
+fn add(ty: IntTy, a: Value, b: Value) -> Value {
+    match (a, b) {
+        (Value::Int(a), Value::Int(b)) => Value::Int(ty.wrap(a.wrapping_add(b))),
+        (Value::Addr { base, offset }, Value::Int(k))
+        | (Value::Int(k), Value::Addr { base, offset })
+            if ty.bits == 64 =>
+        {
+            Value::Addr {
+                base,
+                offset: offset.wrapping_add(k as i64),
+            }
+        }
+        _ => Value::Unknown,
+    }
+}
+
+fn sub(ty: IntTy, a: Value, b: Value) -> Value {
+    match (a, b) {
+        (Value::Int(a), Value::Int(b)) => Value::Int(ty.wrap(a.wrapping_sub(b))),
+        (Value::Addr { base, offset }, Value::Int(k)) if ty.bits == 64 => Value::Addr {
+            base,
+            offset: offset.wrapping_sub(k as i64),
+        },
+        (
+            Value::Addr {
+                base: b1,
+                offset: o1,
+            },
+            Value::Addr {
+                base: b2,
+                offset: o2,
+            },
+        ) if b1 == b2 => Value::Int(ty.wrap(o1.wrapping_sub(o2) as u64)),
+        _ => Value::Unknown,
+    }
+}
+
+fn mul(ty: IntTy, mode: MulMode, a: Value, b: Value) -> Value {
+    let (Value::Int(a), Value::Int(b)) = (a, b) else {
+        return Value::Unknown;
+    };
+    let p = ty.to_i128(a).wrapping_mul(ty.to_i128(b));
+    match mode {
+        MulMode::Lo => Value::Int(ty.wrap(p as u64)),
+        MulMode::Wide => Value::Int(ty.wide().wrap(p as u64)),
+        MulMode::Hi => Value::Int(ty.wrap((p >> ty.bits) as u64)),
+    }
+}
+
+fn int_op(sem: Sem, ty: IntTy, a: Value, b: Value) -> Value {
+    let ai = match a {
+        Value::Int(a) => a,
+        _ => return Value::Unknown,
+    };
+    let x = ty.to_i128(ai);
+    if matches!(sem, Sem::Not | Sem::Neg | Sem::Abs) {
+        let r = match sem {
+            Sem::Not => !ai,
+            Sem::Neg => x.wrapping_neg() as u64,
+            _ => x.abs() as u64,
+        };
+        return Value::Int(ty.wrap(r));
+    }
+    let Value::Int(bi) = b else {
+        return Value::Unknown;
+    };
+    let y = ty.to_i128(bi);
+    let r: u64 = match sem {
+        Sem::Shl => {
+            let s = ty.wrap(bi).min(64);
+            if s >= u64::from(ty.bits) {
+                0
+            } else {
+                ai << s
+            }
+        }
+        Sem::Shr => {
+            let s = (y.clamp(0, 127)) as u32;
+            if s >= u32::from(ty.bits) {
+                if ty.signed && x < 0 {
+                    u64::MAX
+                } else {
+                    0
+                }
+            } else {
+                (x >> s) as u64
+            }
+        }
+        Sem::And => ai & bi,
+        Sem::Or => ai | bi,
+        Sem::Xor => ai ^ bi,
+        Sem::Min => x.min(y) as u64,
+        Sem::Max => x.max(y) as u64,
+        Sem::Div if y != 0 => (x / y) as u64,
+        Sem::Rem if y != 0 => (x % y) as u64,
+        _ => return Value::Unknown,
+    };
+    Value::Int(ty.wrap(r))
+}
+
+/// 32 lanes of one warp executed in lock step under an active mask.
+#[derive(Debug, Clone)]
+pub struct WarpState<'l> {
+    /// Lane `i` is thread `32 * warp + i` of the block; a partial last warp has fewer lanes.
+    pub lanes: Vec<ThreadState<'l>>,
+}
+
+/// Per-lane outcome of a predicate over the active lanes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct LaneMasks {
+    pub taken: u32,
+    pub not_taken: u32,
+    pub unknown: u32,
+}
+
+impl<'l> WarpState<'l> {
+    /// Warp `warp` (in `%tid` linear order) of block `ctaid`.
+    pub fn new(kernel: &Kernel, launch: &'l BoundLaunch, ctaid: [u32; 3], warp: u32) -> Self {
+        let threads = launch.threads_per_block();
+        let first = warp * 32;
+        let lanes = (first..threads.min(first + 32))
+            .map(|t| ThreadState::new(kernel, launch, ctaid, launch.tid_of(t)))
+            .collect();
+        Self { lanes }
+    }
+
+    /// Mask of the lanes that exist (a partial last warp has fewer than 32).
+    pub fn full_mask(&self) -> u32 {
+        if self.lanes.len() >= 32 {
+            u32::MAX
+        } else {
+            (1u32 << self.lanes.len()) - 1
+        }
+    }
+
+    /// Executes `inst` on the active lanes.
+    pub fn step(&mut self, inst: &Inst, active: u32) {
+        for (i, lane) in self.lanes.iter_mut().enumerate() {
+            if active >> i & 1 == 1 {
+                lane.step(inst);
+            }
+        }
+    }
+
+    /// Splits the active lanes by a guard's value.
+    pub fn eval_guard(&self, g: Option<Guard>, active: u32) -> LaneMasks {
+        let mut m = LaneMasks::default();
+        for (i, lane) in self.lanes.iter().enumerate() {
+            let bit = 1u32 << i;
+            if active & bit == 0 {
+                continue;
+            }
+            match lane.eval_guard(g) {
+                Some(true) => m.taken |= bit,
+                Some(false) => m.not_taken |= bit,
+                None => m.unknown |= bit,
+            }
+        }
+        m
+    }
+
+    /// Per-lane addresses of an address operand (`None` for inactive lanes or unknown ones).
+    pub fn eval_addr(&self, o: &Operand, active: u32) -> [Option<AbstractAddr>; 32] {
+        let mut out = [None; 32];
+        for (i, lane) in self.lanes.iter().enumerate() {
+            if active >> i & 1 == 1 {
+                out[i] = lane.eval_addr(o);
+            }
+        }
+        out
+    }
+}

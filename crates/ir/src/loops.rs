@@ -1,0 +1,256 @@
+//! Natural loops and their nesting forest.
+//!
+//! A back edge is an edge `latch -> header` whose target dominates its source; the loop of a
+//! header is the header plus every block that reaches one of its latches without passing
+//! through the header (back edges sharing a header form one loop). A retreating DFS edge whose
+//! target does not dominate its source means the CFG is irreducible: we report that edge
+//! instead of analysing loops we would get wrong.
+//!
+//! Invariants: loops are numbered in reverse post-order of their headers, so an outer loop has
+//! a smaller id than the loops nested in it; `blocks` of every loop are sorted; a loop's
+//! `parent` is the smallest loop strictly containing it.
+
+use crate::cfg::Cfg;
+use crate::dom::DomTree;
+use crate::ids::{BlockId, LoopId};
+
+/// One natural loop.
+#[derive(Debug, Clone)]
+pub struct Loop {
+    /// The single entry block (target of the back edges).
+    pub header: BlockId,
+    /// Sources of the back edges.
+    pub latches: Vec<BlockId>,
+    /// All blocks of the loop, header included, sorted.
+    pub blocks: Vec<BlockId>,
+    /// Edges leaving the loop: (exiting block inside, exit block outside).
+    pub exits: Vec<(BlockId, BlockId)>,
+    /// The innermost enclosing loop.
+    pub parent: Option<LoopId>,
+    /// Loops directly nested in this one.
+    pub children: Vec<LoopId>,
+    /// Nesting depth: 1 for an outermost loop.
+    pub depth: u32,
+}
+
+impl Loop {
+    /// True when `b` belongs to this loop (nested loops included).
+    pub fn contains(&self, b: BlockId) -> bool {
+        self.blocks.binary_search(&b).is_ok()
+    }
+}
+
+/// A retreating edge into a block that does not dominate its source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IrreducibleEdge {
+    /// Source of the retreating edge.
+    pub from: BlockId,
+    /// Target of the retreating edge (a second entry into a cycle).
+    pub to: BlockId,
+}
+
+/// All natural loops of a CFG, as a nesting forest.
+#[derive(Debug, Clone)]
+pub struct LoopForest {
+    loops: Vec<Loop>,
+    innermost: Vec<Option<LoopId>>,
+    roots: Vec<LoopId>,
+}
+
+impl LoopForest {
+    /// Finds the loops, or the first retreating edge that makes the CFG irreducible.
+    pub fn new(cfg: &Cfg, dom: &DomTree) -> Result<Self, IrreducibleEdge> {
+        let n = cfg.len();
+        let retreating = retreating_edges(cfg);
+        let mut headers: Vec<(BlockId, Vec<BlockId>)> = Vec::new();
+        for (from, to) in retreating {
+            if !dom.dominates(to, from) {
+                return Err(IrreducibleEdge { from, to });
+            }
+            match headers.iter_mut().find(|(h, _)| *h == to) {
+                Some((_, latches)) => latches.push(from),
+                None => headers.push((to, vec![from])),
+            }
+        }
+        let rpo = cfg.rpo();
+        let mut rpo_index = vec![usize::MAX; n];
+        for (i, b) in rpo.iter().enumerate() {
+            rpo_index[b.index()] = i;
+        }
+        headers.sort_by_key(|(h, _)| rpo_index[h.index()]);
+
+        let mut loops: Vec<Loop> = headers
+            .into_iter()
+            .map(|(header, mut latches)| {
+                latches.sort();
+                latches.dedup();
+                let blocks = natural_loop(cfg, dom, header, &latches);
+                Loop {
+                    header,
+                    latches,
+                    blocks,
+                    exits: Vec::new(),
+                    parent: None,
+                    children: Vec::new(),
+                    depth: 0,
+                }
+            })
+            .collect();
+        for l in &mut loops {
+            let mut exits = Vec::new();
+            for &b in &l.blocks {
+                for &s in cfg.succs(b) {
+                    if !l.contains(s) {
+                        exits.push((b, s));
+                    }
+                }
+            }
+            l.exits = exits;
+        }
+
+        // Parent = smallest strictly-containing loop. Headers are distinct, so containment of
+        // the header decides containment of the loop (natural loops nest or are disjoint).
+        let count = loops.len();
+        for i in 0..count {
+            let header = loops[i].header;
+            let parent = (0..count)
+                .filter(|&j| j != i && loops[j].contains(header))
+                .min_by_key(|&j| loops[j].blocks.len());
+            loops[i].parent = parent.map(LoopId::from_index);
+        }
+        let mut roots = Vec::new();
+        for i in 0..count {
+            match loops[i].parent {
+                Some(p) => {
+                    let id = LoopId::from_index(i);
+                    loops[p.index()].children.push(id);
+                }
+                None => roots.push(LoopId::from_index(i)),
+            }
+        }
+        // Parents precede children in id order (header RPO), so one pass fixes depths.
+        for i in 0..count {
+            loops[i].depth = match loops[i].parent {
+                Some(p) => loops[p.index()].depth + 1,
+                None => 1,
+            };
+        }
+        let mut innermost: Vec<Option<LoopId>> = vec![None; n];
+        for (i, l) in loops.iter().enumerate() {
+            for &b in &l.blocks {
+                let cur = innermost[b.index()];
+                if cur.is_none_or(|c| loops[c.index()].blocks.len() > l.blocks.len()) {
+                    innermost[b.index()] = Some(LoopId::from_index(i));
+                }
+            }
+        }
+        Ok(Self {
+            loops,
+            innermost,
+            roots,
+        })
+    }
+
+    /// Number of loops.
+    pub fn len(&self) -> usize {
+        self.loops.len()
+    }
+
+    /// True when the kernel has no loops.
+    pub fn is_empty(&self) -> bool {
+        self.loops.is_empty()
+    }
+
+    /// All loop ids, outer loops before the loops nested in them.
+    pub fn ids(&self) -> impl Iterator<Item = LoopId> + '_ {
+        (0..self.loops.len()).map(LoopId::from_index)
+    }
+
+    /// The loop with id `l`.
+    pub fn get(&self, l: LoopId) -> &Loop {
+        &self.loops[l.index()]
+    }
+
+    /// Outermost loops.
+    pub fn roots(&self) -> &[LoopId] {
+        &self.roots
+    }
+
+    /// The innermost loop containing `b`.
+    pub fn innermost(&self, b: BlockId) -> Option<LoopId> {
+        self.innermost[b.index()]
+    }
+
+    /// The loop whose header is `b`.
+    pub fn loop_with_header(&self, b: BlockId) -> Option<LoopId> {
+        self.innermost(b).filter(|l| self.get(*l).header == b)
+    }
+
+    /// Loops containing `b`, innermost first.
+    pub fn enclosing(&self, b: BlockId) -> impl Iterator<Item = LoopId> + '_ {
+        std::iter::successors(self.innermost(b), |l| self.get(*l).parent)
+    }
+}
+
+/// Edges `u -> v` where `v` is on the DFS stack when the edge is explored.
+fn retreating_edges(cfg: &Cfg) -> Vec<(BlockId, BlockId)> {
+    let n = cfg.len();
+    let mut out = Vec::new();
+    if n == 0 {
+        return out;
+    }
+    #[derive(Clone, Copy, PartialEq)]
+    enum State {
+        New,
+        OnStack,
+        Done,
+    }
+    let mut state = vec![State::New; n];
+    let mut stack: Vec<(BlockId, usize)> = vec![(cfg.entry(), 0)];
+    state[0] = State::OnStack;
+    while let Some((b, i)) = stack.last_mut() {
+        let b = *b;
+        if let Some(&s) = cfg.succs(b).get(*i) {
+            *i += 1;
+            match state[s.index()] {
+                State::New => {
+                    state[s.index()] = State::OnStack;
+                    stack.push((s, 0));
+                }
+                State::OnStack => out.push((b, s)),
+                State::Done => {}
+            }
+        } else {
+            state[b.index()] = State::Done;
+            stack.pop();
+        }
+    }
+    out
+}
+
+/// The natural loop body of `header` with the given latches, sorted.
+fn natural_loop(cfg: &Cfg, dom: &DomTree, header: BlockId, latches: &[BlockId]) -> Vec<BlockId> {
+    let mut in_loop = vec![false; cfg.len()];
+    in_loop[header.index()] = true;
+    let mut work: Vec<BlockId> = Vec::new();
+    for &l in latches {
+        if !in_loop[l.index()] {
+            in_loop[l.index()] = true;
+            work.push(l);
+        }
+    }
+    while let Some(b) = work.pop() {
+        for &p in cfg.preds(b) {
+            if !in_loop[p.index()] && dom.is_reachable(p) {
+                in_loop[p.index()] = true;
+                work.push(p);
+            }
+        }
+    }
+    in_loop
+        .iter()
+        .enumerate()
+        .filter(|(_, &x)| x)
+        .map(|(i, _)| BlockId::from_index(i))
+        .collect()
+}

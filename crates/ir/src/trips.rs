@@ -1,0 +1,637 @@
+//! Trip-count resolution: every loop gets a [`LoopTrip`] with a rule (a fixed count, or a
+//! per-thread induction formula) and its [`TripSource`], resolved in this order:
+//!
+//! 1. explicit rows of a trips table (`kernel,loop,trips`; loop = header label or `line:N`);
+//! 2. static induction recognition (`crate::induction`), kept only when start, step and bound
+//!    are known under the launch for every sampled thread that reaches the loop;
+//! 3. profile evidence: measured warp instructions per warp solved against the CFG's
+//!    instruction counts (pipeline-model-analysis §3.1.1 builds IDGs with loops replicated by
+//!    trip counts, so the counts must make the instruction totals match);
+//! 4. a default of 1 with a [`Warning`].
+//!
+//! Sampled threads are all threads of the first and the last block of the grid (boundary
+//! blocks are where per-thread counts differ). A thread's state at loop entry comes from
+//! [`entry_state`], which walks one path from the kernel entry to the loop header without
+//! iterating any loop (loops on the way are skipped, their registers made unknown).
+
+use crate::analysis::Analysis;
+use crate::error::IrError;
+use crate::ids::{BlockId, LoopId};
+use crate::induction::Induction;
+use crate::interp::{BoundLaunch, ThreadState, Value};
+use crate::kernel::{Kernel, Term};
+use serde::Serialize;
+
+/// Where a loop's trip count comes from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum TripSource {
+    /// A row of a trips table.
+    Explicit { file: String, row: usize },
+    /// Induction variable recognised in the IR, evaluated from the launch.
+    Static,
+    /// Solved from profiler instruction counts. `residual` is measured minus modelled warp
+    /// instructions per warp; `ambiguous` when several loops shared one equation.
+    Profile {
+        file: String,
+        residual: f64,
+        ambiguous: bool,
+    },
+    /// Nothing known: 1, with a warning.
+    Default,
+}
+
+/// How to get a loop's trip count for one thread.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum TripRule {
+    /// The same count for every thread.
+    Fixed(u64),
+    /// Evaluate the induction from the thread's state at loop entry.
+    Induction(Induction),
+}
+
+/// Per-thread trip counts over the sampled threads that reach the loop.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TripStats {
+    pub min: u64,
+    pub max: u64,
+    /// Mean over sampled warps of the warp's count (the maximum over its lanes: a warp runs
+    /// a loop while any lane is active).
+    pub warp_mean: f64,
+    /// Distinct per-warp counts, ascending (at most 16 listed).
+    pub warp_values: Vec<u64>,
+    pub threads: u64,
+}
+
+impl TripStats {
+    /// True when all sampled threads agree.
+    pub fn is_uniform(&self) -> bool {
+        self.min == self.max
+    }
+}
+
+/// The resolved trip count of one loop.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LoopTrip {
+    pub rule: TripRule,
+    pub source: TripSource,
+    /// Per-thread statistics for static rules.
+    pub stats: Option<TripStats>,
+}
+
+impl LoopTrip {
+    /// The count for a thread at loop entry. An induction that cannot be evaluated for this
+    /// thread (unknown on its path) falls back to the largest sampled count.
+    pub fn trips_for(&self, state: &ThreadState<'_>) -> u64 {
+        match &self.rule {
+            TripRule::Fixed(n) => *n,
+            TripRule::Induction(iv) => iv
+                .trips(state)
+                .unwrap_or_else(|| self.stats.as_ref().map_or(1, |s| s.max)),
+        }
+    }
+
+    /// A single representative count (per-warp mean for per-thread rules, rounded).
+    pub fn representative(&self) -> f64 {
+        match (&self.rule, &self.stats) {
+            (TripRule::Fixed(n), _) => *n as f64,
+            (TripRule::Induction(_), Some(s)) => s.warp_mean,
+            (TripRule::Induction(_), None) => 1.0,
+        }
+    }
+}
+
+/// A problem that did not stop the analysis, reported as data.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Warning {
+    pub loop_id: Option<LoopId>,
+    pub message: String,
+}
+
+/// Trip counts of every loop of a kernel, indexed by `LoopId`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Trips {
+    pub loops: Vec<LoopTrip>,
+    pub warnings: Vec<Warning>,
+}
+
+impl Trips {
+    /// The trip count of loop `l`.
+    pub fn get(&self, l: LoopId) -> &LoopTrip {
+        &self.loops[l.index()]
+    }
+
+    /// The count of loop `l` for the thread whose state at loop entry is `state`.
+    pub fn trips_for(&self, l: LoopId, state: &ThreadState<'_>) -> u64 {
+        self.get(l).trips_for(state)
+    }
+}
+
+/// A trips-table row for this kernel (kernel name matching is the caller's job).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ExplicitTrip {
+    pub file: String,
+    /// 1-based row number in the file (header = row 1).
+    pub row: usize,
+    /// `$L__BB0_3` (header label) or `line:N` (CUDA source line of the header).
+    pub loop_ref: String,
+    pub trips: u64,
+}
+
+/// Profiler evidence for one kernel launch.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProfileEvidence {
+    /// The file the numbers come from.
+    pub file: String,
+    /// Warp instructions executed per warp: `inst_executed / warps_launched`
+    /// (`smsp__inst_executed.sum / sm__warps_launched.sum`).
+    pub warp_insts_per_warp: f64,
+}
+
+/// Inputs to [`resolve_trips`] beyond the kernel and launch.
+#[derive(Debug, Clone, Default)]
+pub struct TripInputs<'a> {
+    pub explicit: &'a [ExplicitTrip],
+    pub profile: Option<&'a ProfileEvidence>,
+}
+
+/// Resolves the loop named by a trips-table reference.
+pub fn find_loop(kernel: &Kernel, an: &Analysis, row: &ExplicitTrip) -> Result<LoopId, IrError> {
+    let r = &row.loop_ref;
+    let known = || {
+        an.loops
+            .ids()
+            .map(|l| loop_name(kernel, an, l))
+            .collect::<Vec<_>>()
+    };
+    if let Some(n) = r.strip_prefix("line:") {
+        let line: u32 = n.trim().parse().map_err(|_| IrError::TripsTable {
+            file: row.file.clone(),
+            row: row.row,
+            message: format!("loop `{r}`: `line:` needs a source line number"),
+        })?;
+        // First the loops whose header starts at that line, then those whose header or latch
+        // contains it (a rotated loop's header maps to its body's first line).
+        let header_at =
+            |l: &LoopId| kernel.block_loc(an.loops.get(*l).header).map(|s| s.line) == Some(line);
+        let touches = |l: &LoopId| {
+            let lp = an.loops.get(*l);
+            std::iter::once(lp.header)
+                .chain(lp.latches.iter().copied())
+                .flat_map(|b| kernel.block(b).insts.iter())
+                .any(|i| kernel.inst(*i).loc.map(|s| s.line) == Some(line))
+        };
+        for pick in [&header_at as &dyn Fn(&LoopId) -> bool, &touches] {
+            let found: Vec<LoopId> = an.loops.ids().filter(|l| pick(l)).collect();
+            match found.len() {
+                0 => continue,
+                1 => return Ok(found[0]),
+                _ => {
+                    return Err(IrError::AmbiguousLoop {
+                        file: row.file.clone(),
+                        row: row.row,
+                        kernel: kernel.name.clone(),
+                        loop_ref: r.clone(),
+                        line,
+                        headers: found.iter().map(|l| loop_name(kernel, an, *l)).collect(),
+                    })
+                }
+            }
+        }
+    } else if let Some(l) = an
+        .loops
+        .ids()
+        .find(|l| kernel.block(an.loops.get(*l).header).label.as_deref() == Some(r.as_str()))
+    {
+        return Ok(l);
+    }
+    Err(IrError::NoSuchLoop {
+        file: row.file.clone(),
+        row: row.row,
+        kernel: kernel.name.clone(),
+        loop_ref: r.clone(),
+        known: known(),
+    })
+}
+
+/// A loop's printable name: header label (or block id) plus CUDA line when known.
+pub fn loop_name(kernel: &Kernel, an: &Analysis, l: LoopId) -> String {
+    let h = an.loops.get(l).header;
+    match kernel.block_loc(h) {
+        Some(loc) => format!("{} (line:{})", kernel.block_name(h), loc.line),
+        None => kernel.block_name(h),
+    }
+}
+
+fn describe(kernel: &Kernel, an: &Analysis, l: LoopId) -> String {
+    let h = an.loops.get(l).header;
+    let mut s = format!(
+        "loop {l} at {} (PTX line {}",
+        kernel.block_name(h),
+        kernel.block_line(h)
+    );
+    if let Some(loc) = kernel.block_loc(h) {
+        s.push_str(&format!(
+            ", {}:{}",
+            kernel.file_name(loc).unwrap_or("?"),
+            loc.line
+        ));
+    }
+    s.push(')');
+    s
+}
+
+/// Blocks that can reach `target` (reverse reachability, `target` included).
+fn reaching(kernel: &Kernel, target: BlockId) -> Vec<bool> {
+    let mut seen = vec![false; kernel.cfg.len()];
+    seen[target.index()] = true;
+    let mut work = vec![target];
+    while let Some(b) = work.pop() {
+        for &p in kernel.cfg.preds(b) {
+            if !seen[p.index()] {
+                seen[p.index()] = true;
+                work.push(p);
+            }
+        }
+    }
+    seen
+}
+
+/// The state of thread (`ctaid`, `tid`) when it first reaches the header of loop `target`,
+/// following one path (unknown branches take the side that can reach the loop) with every
+/// loop on the way skipped and enclosing loops in their first iteration. `None` when the path
+/// leaves the kernel or needs an iteration of another loop first.
+pub fn entry_state<'l>(
+    kernel: &Kernel,
+    an: &Analysis,
+    launch: &'l BoundLaunch,
+    ctaid: [u32; 3],
+    tid: [u32; 3],
+    target: LoopId,
+) -> Option<ThreadState<'l>> {
+    let reach = reaching(kernel, an.loops.get(target).header);
+    entry_state_with(kernel, an, launch, ctaid, tid, target, &reach)
+}
+
+fn entry_state_with<'l>(
+    kernel: &Kernel,
+    an: &Analysis,
+    launch: &'l BoundLaunch,
+    ctaid: [u32; 3],
+    tid: [u32; 3],
+    target: LoopId,
+    reach: &[bool],
+) -> Option<ThreadState<'l>> {
+    let header = an.loops.get(target).header;
+    let mut st = ThreadState::new(kernel, launch, ctaid, tid);
+    let mut b = kernel.cfg.entry();
+    let limit = 4 * kernel.cfg.len() + 4;
+    for _ in 0..limit {
+        if b == header {
+            return Some(st);
+        }
+        if let Some(m) = an.loops.loop_with_header(b) {
+            let lp = an.loops.get(m);
+            if !lp.contains(header) {
+                for r in &an.loop_defs[m.index()] {
+                    st.set(*r, Value::Unknown);
+                }
+                b = lp.exits.iter().map(|e| e.1).find(|t| reach[t.index()])?;
+                continue;
+            }
+        }
+        for &i in &kernel.block(b).insts {
+            st.step(kernel.inst(i));
+        }
+        let prefer = |a: BlockId, c: BlockId| if reach[a.index()] { a } else { c };
+        let next = match &kernel.block(b).term {
+            Term::Goto(t) => *t,
+            Term::Cond { guard, taken, fall } => match st.eval_guard(Some(*guard)) {
+                Some(true) => *taken,
+                Some(false) => *fall,
+                None => prefer(*taken, *fall),
+            },
+            Term::Switch { index, targets } => match st.get(*index) {
+                Value::Int(i) => *targets.get(i as usize)?,
+                _ => *targets.iter().find(|t| reach[t.index()])?,
+            },
+            Term::Exit => return None,
+        };
+        // A back edge of an enclosing loop: the target was not reached in iteration 0.
+        if an
+            .loops
+            .loop_with_header(next)
+            .is_some_and(|m| an.loops.get(m).contains(b))
+        {
+            return None;
+        }
+        b = next;
+    }
+    None
+}
+
+/// The sampled threads: every thread of the first and of the last block.
+fn sample_threads(launch: &BoundLaunch) -> Vec<([u32; 3], Vec<[u32; 3]>)> {
+    let mut blocks = vec![0u64];
+    if launch.blocks() > 1 {
+        blocks.push(launch.blocks() - 1);
+    }
+    blocks
+        .into_iter()
+        .map(|b| {
+            let tids = (0..launch.threads_per_block())
+                .map(|t| launch.tid_of(t))
+                .collect();
+            (launch.ctaid_of(b), tids)
+        })
+        .collect()
+}
+
+/// Per-thread counts of an induction over the sampled threads; `Err` when some thread that
+/// reaches the loop cannot evaluate it, `Ok(None)` when no sampled thread reaches it.
+fn induction_stats(
+    kernel: &Kernel,
+    an: &Analysis,
+    launch: &BoundLaunch,
+    l: LoopId,
+    iv: &Induction,
+) -> Result<Option<TripStats>, ()> {
+    let reach = reaching(kernel, an.loops.get(l).header);
+    let mut min = u64::MAX;
+    let mut max = 0;
+    let mut threads = 0u64;
+    let mut warp_sum = 0f64;
+    let mut warps = 0u64;
+    let mut values: Vec<u64> = Vec::new();
+    for (ctaid, tids) in sample_threads(launch) {
+        for warp in tids.chunks(32) {
+            let mut wmax = None;
+            for &tid in warp {
+                let Some(st) = entry_state_with(kernel, an, launch, ctaid, tid, l, &reach) else {
+                    continue;
+                };
+                let t = iv.trips(&st).ok_or(())?;
+                min = min.min(t);
+                max = max.max(t);
+                threads += 1;
+                wmax = Some(wmax.map_or(t, |w: u64| w.max(t)));
+            }
+            if let Some(w) = wmax {
+                warp_sum += w as f64;
+                warps += 1;
+                if let Err(pos) = values.binary_search(&w) {
+                    values.insert(pos, w);
+                }
+            }
+        }
+    }
+    if threads == 0 {
+        return Ok(None);
+    }
+    values.truncate(16);
+    Ok(Some(TripStats {
+        min,
+        max,
+        warp_mean: warp_sum / warps as f64,
+        warp_values: values,
+        threads,
+    }))
+}
+
+/// Resolves the trip count of every loop (see the module doc for the order).
+pub fn resolve_trips(
+    kernel: &Kernel,
+    an: &Analysis,
+    launch: &BoundLaunch,
+    inputs: &TripInputs<'_>,
+) -> Result<Trips, IrError> {
+    let n = an.loops.len();
+    let mut out: Vec<Option<LoopTrip>> = vec![None; n];
+    let mut warnings = Vec::new();
+    for row in inputs.explicit {
+        let l = find_loop(kernel, an, row)?;
+        if let Some(LoopTrip {
+            source: TripSource::Explicit { file, row: r },
+            ..
+        }) = &out[l.index()]
+        {
+            warnings.push(Warning {
+                loop_id: Some(l),
+                message: format!(
+                    "{}: row {}: overrides {file}: row {r} for {}",
+                    row.file,
+                    row.row,
+                    describe(kernel, an, l)
+                ),
+            });
+        }
+        out[l.index()] = Some(LoopTrip {
+            rule: TripRule::Fixed(row.trips),
+            source: TripSource::Explicit {
+                file: row.file.clone(),
+                row: row.row,
+            },
+            stats: None,
+        });
+    }
+    for l in an.loops.ids() {
+        if out[l.index()].is_some() {
+            continue;
+        }
+        let Some(iv) = an.induction(l) else { continue };
+        match induction_stats(kernel, an, launch, l, iv) {
+            Ok(Some(stats)) => {
+                if iv.other_exits {
+                    warnings.push(Warning {
+                        loop_id: Some(l),
+                        message: format!(
+                            "{} has other exits; its static trip count is an upper bound",
+                            describe(kernel, an, l)
+                        ),
+                    });
+                }
+                out[l.index()] = Some(LoopTrip {
+                    rule: TripRule::Induction(iv.clone()),
+                    source: TripSource::Static,
+                    stats: Some(stats),
+                });
+            }
+            Ok(None) => warnings.push(Warning {
+                loop_id: Some(l),
+                message: format!(
+                    "{}: induction recognised but no sampled thread reaches the loop on a known path",
+                    describe(kernel, an, l)
+                ),
+            }),
+            Err(()) => warnings.push(Warning {
+                loop_id: Some(l),
+                message: format!(
+                    "{}: induction recognised but its start, step or bound is not known from the launch (pass --param?)",
+                    describe(kernel, an, l)
+                ),
+            }),
+        }
+    }
+    let unknown: Vec<LoopId> = an
+        .loops
+        .ids()
+        .filter(|l| out[l.index()].is_none())
+        .collect();
+    if let (Some(p), false) = (inputs.profile, unknown.is_empty()) {
+        let known: Vec<Option<f64>> = out
+            .iter()
+            .map(|t| t.as_ref().map(LoopTrip::representative))
+            .collect();
+        let (t, residual) = solve_profile(kernel, an, &known, p.warp_insts_per_warp);
+        let ambiguous = unknown.len() > 1;
+        if ambiguous {
+            warnings.push(Warning {
+                loop_id: None,
+                message: format!(
+                    "{}: {} loops without a trip count share one measured total; assumed equal trip counts ({t}) for {}",
+                    p.file,
+                    unknown.len(),
+                    unknown.iter().map(|l| describe(kernel, an, *l)).collect::<Vec<_>>().join(", ")
+                ),
+            });
+        }
+        for &l in &unknown {
+            out[l.index()] = Some(LoopTrip {
+                rule: TripRule::Fixed(t),
+                source: TripSource::Profile {
+                    file: p.file.clone(),
+                    residual,
+                    ambiguous,
+                },
+                stats: None,
+            });
+        }
+    }
+    let loops = out
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| {
+            t.unwrap_or_else(|| {
+                let l = LoopId::from_index(i);
+                warnings.push(Warning {
+                    loop_id: Some(l),
+                    message: format!("{}: no trip count known; using 1", describe(kernel, an, l)),
+                });
+                LoopTrip {
+                    rule: TripRule::Fixed(1),
+                    source: TripSource::Default,
+                    stats: None,
+                }
+            })
+        })
+        .collect();
+    Ok(Trips { loops, warnings })
+}
+
+/// Modelled warp instructions per warp when the loops without a count all run `t` times:
+/// `sum_b insts(b) * prod_{L containing b} trips(L)`. Conditional code is counted as
+/// executed (a warp issues a branch side if any lane takes it).
+pub fn modelled_instructions(kernel: &Kernel, an: &Analysis, known: &[Option<f64>], t: f64) -> f64 {
+    kernel
+        .cfg
+        .blocks()
+        .filter(|b| an.dom.is_reachable(*b))
+        .map(|b| {
+            let n = kernel.block(b).insts.len() as f64;
+            an.loops
+                .enclosing(b)
+                .map(|l| known[l.index()].unwrap_or(t))
+                .product::<f64>()
+                * n
+        })
+        .sum()
+}
+
+/// Solves `modelled_instructions(T) = measured` for one integer T >= 1 shared by all loops
+/// without a count. Returns T and the residual (measured - modelled at T).
+pub fn solve_profile(
+    kernel: &Kernel,
+    an: &Analysis,
+    known: &[Option<f64>],
+    measured: f64,
+) -> (u64, f64) {
+    let f = |t: f64| modelled_instructions(kernel, an, known, t);
+    // f is non-decreasing in t (non-negative coefficients): bisection.
+    let (mut lo, mut hi) = (1.0f64, 1.0f64);
+    while f(hi) < measured && hi < 1e15 {
+        hi *= 2.0;
+    }
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if f(mid) < measured {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let t = 0.5 * (lo + hi);
+    let cands = [t.floor().max(1.0), t.ceil().max(1.0)];
+    let best = cands
+        .into_iter()
+        .min_by(|a, b| {
+            (measured - f(*a))
+                .abs()
+                .total_cmp(&(measured - f(*b)).abs())
+        })
+        .unwrap_or(1.0);
+    (best as u64, measured - f(best))
+}
+
+/// Parses a plain trips table (`kernel,loop,trips` header, one row per loop; `#` comments).
+/// Returns `(kernel, row)` pairs.
+pub fn parse_trips_table(text: &str, file: &str) -> Result<Vec<(String, ExplicitTrip)>, IrError> {
+    let err = |row: usize, message: String| IrError::TripsTable {
+        file: file.to_string(),
+        row,
+        message,
+    };
+    let mut out = Vec::new();
+    let mut header_seen = false;
+    for (i, line) in text.lines().enumerate() {
+        let row = i + 1;
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let cols: Vec<&str> = line.split(',').map(str::trim).collect();
+        if !header_seen {
+            header_seen = true;
+            if cols != ["kernel", "loop", "trips"] {
+                return Err(err(
+                    row,
+                    format!("expected the header `kernel,loop,trips`, found `{line}`"),
+                ));
+            }
+            continue;
+        }
+        let [kernel, loop_ref, trips] = cols[..] else {
+            return Err(err(
+                row,
+                format!(
+                    "expected 3 columns (kernel,loop,trips), found {}",
+                    cols.len()
+                ),
+            ));
+        };
+        let trips: u64 = trips.parse().map_err(|_| {
+            err(
+                row,
+                format!("column `trips`: `{trips}` is not a non-negative integer"),
+            )
+        })?;
+        out.push((
+            kernel.to_string(),
+            ExplicitTrip {
+                file: file.to_string(),
+                row,
+                loop_ref: loop_ref.to_string(),
+                trips,
+            },
+        ));
+    }
+    Ok(out)
+}
