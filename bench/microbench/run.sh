@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Build and run the λ/Λ microbenchmark suite on the current GPU.
+#   bash bench/microbench/run.sh [OUTDIR]
+# Writes OUTDIR/h100_raw.csv (benchmark rows), OUTDIR/h100_env.txt (driver,
+# clocks, toolchain, commands) and OUTDIR/sass.txt.gz (disassembly, to check
+# the PTX->SASS mapping). OUTDIR defaults to bench/microbench/data.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+out="${1:-$here/data}"
+mkdir -p "$out"
+build="$(mktemp -d)"
+NVCC="${NVCC:-nvcc}"
+ARCH="${ARCH:-sm_90}"
+build_cmd="$NVCC -O3 -arch=$ARCH -std=c++17 -o $build/mb $here/arith.cu $here/memory.cu $here/special.cu"
+env_file="$out/h100_env.txt"
+{
+  echo "date_utc: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "build: $NVCC -O3 -arch=$ARCH -std=c++17 -o mb arith.cu memory.cu special.cu"
+  echo "run: ./mb all > h100_raw.csv"
+  echo "nvcc: $($NVCC --version | tail -n 2 | tr '\n' ' ')"
+  echo "--- nvidia-smi before"
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,power.draw,temperature.gpu,pstate --format=csv
+} > "$env_file" 2>&1
+$build_cmd
+"$build/mb" all > "$out/h100_raw.csv" &
+pid=$!
+# Sample the clocks while the suite runs: the SM clock under load is what
+# converts cycles into seconds.
+{
+  echo "--- nvidia-smi during (every 2 s)"
+  while kill -0 "$pid" 2>/dev/null; do
+    nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_throttle_reasons.active --format=csv,noheader 2>&1 || true
+    sleep 2
+  done
+} >> "$env_file"
+wait "$pid"
+{
+  echo "--- nvidia-smi after"
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem --format=csv
+} >> "$env_file" 2>&1
+cuobjdump -sass "$build/mb" | gzip -9 > "$out/sass.txt.gz" || true
+rm -rf "$build"
+echo "wrote $out/h100_raw.csv ($(wc -l < "$out/h100_raw.csv") lines)"
