@@ -1002,6 +1002,12 @@ pub enum ConstExpr {
         b: String,
         offset: i64,
     },
+    /// `0xFF00(generic(sym))`: the bytes of an address selected by a mask (byte-wise
+    /// pointer initializers).
+    Mask {
+        mask: u64,
+        expr: Box<ConstExpr>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -828,11 +828,33 @@ fn address(i: &str) -> R<'_, Operand> {
     }
 }
 
-/// A constant expression: number, `sym[+off]`, `generic(sym)[+off]`, `a-b[+off]`.
+/// A constant expression: number, `sym[+off]`, `generic(sym)[+off]`, `a-b[+off]`,
+/// `mask(expr)` with a numeric mask.
 fn const_expr(i: &str) -> R<'_, ConstExpr> {
     match first(i) {
         Some(b'-' | b'0'..=b'9') => {
             let (r, v) = need(number(i), i, "a constant")?;
+            let j = ws(r)?;
+            if first(j) == Some(b'(') {
+                let mask = match v {
+                    Imm::Int(m) if m >= 0 => m as u64,
+                    Imm::UInt(m) => m,
+                    _ => return fail(i, "a byte mask must be a non-negative integer"),
+                };
+                let k = ws(&j[1..])?;
+                if !first(k).is_some_and(|c| is_ident_start(c) || c == b'.') {
+                    return expected(k, "a symbol or `generic(...)` inside a mask");
+                }
+                let (r, e) = const_expr(k)?;
+                let r = expect_char(ws(r)?, ')', "`)`")?;
+                return Ok((
+                    r,
+                    ConstExpr::Mask {
+                        mask,
+                        expr: Box::new(e),
+                    },
+                ));
+            }
             return Ok((r, ConstExpr::Imm(v)));
         }
         None => return expected(i, "a constant"),
@@ -843,13 +865,15 @@ fn const_expr(i: &str) -> R<'_, ConstExpr> {
         if first(j) == Some(b'(') {
             let k = ws(&j[1..])?;
             let (r, name) = need(sym_name(k), k, "a symbol")?;
+            // `generic(sym+4)` and `generic(sym)+4` denote the same address.
+            let (r, inner) = offset(r)?;
             let r = expect_char(ws(r)?, ')', "`)`")?;
             let (r, off) = offset(r)?;
             return Ok((
                 r,
                 ConstExpr::Generic {
                     name: name.to_string(),
-                    offset: off,
+                    offset: inner.saturating_add(off),
                 },
             ));
         }

@@ -359,6 +359,7 @@ impl Display for ConstExpr {
                 write!(f, "{a}-{b}")?;
                 write_offset(f, *offset)
             }
+            ConstExpr::Mask { mask, expr } => write!(f, "{mask:#X}({expr})"),
         }
     }
 }
