@@ -18,6 +18,7 @@ pub mod graph;
 pub mod kernel;
 pub mod materialize;
 pub mod node;
+pub mod render;
 pub mod stream;
 
 pub use analysis::{CompactEdge, Stats};

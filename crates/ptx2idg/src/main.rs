@@ -19,21 +19,24 @@ use std::process::ExitCode;
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    /// The main job (no subcommand): build the IDGs of one kernel launch.
+    #[command(flatten)]
+    main: commands::idg::MainArgs,
 }
 
 #[derive(Subcommand)]
 enum Command {
     /// Parse PTX files and summarize each kernel (name, parameters, registers, instructions).
     Check(commands::check::CheckArgs),
+    /// Print a kernel's CFG, loop forest and loop trip counts (summary, JSON or Graphviz DOT).
+    Cfg(commands::cfg::CfgArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Check(args)) => commands::check::run(&args),
-        None => {
-            diag::usage("no command given; see `ptx2idg --help`");
-            ExitCode::from(2)
-        }
+        Some(Command::Cfg(args)) => commands::cfg::run(&args),
+        None => commands::idg::run(&cli.main),
     }
 }

@@ -1,0 +1,94 @@
+//! Reusable clap argument groups: the launch (`--grid`, `--block`, `--param`) and the
+//! trip-count inputs (`--trips`, `--invocation`, `--explain`). Shared by `cfg`, the main IDG
+//! job, `simulate` and `models`, so every command reads launches and trips the same way.
+
+use std::path::PathBuf;
+
+/// Parses `X[,Y[,Z]]` into three dimensions (missing ones are 1).
+pub fn parse_dim3(s: &str) -> Result<[u32; 3], String> {
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return Err(format!("`{s}`: expected X[,Y[,Z]]"));
+    }
+    let mut out = [1u32; 3];
+    for (i, p) in parts.iter().enumerate() {
+        out[i] = p
+            .parse::<u32>()
+            .ok()
+            .filter(|v| *v > 0)
+            .ok_or_else(|| format!("`{p}` in `{s}` is not a positive integer"))?;
+    }
+    Ok(out)
+}
+
+/// Parses `NAME=VALUE` (VALUE decimal or 0x hex, optionally negative).
+pub fn parse_param(s: &str) -> Result<(String, i64), String> {
+    let (name, value) = s
+        .split_once('=')
+        .ok_or_else(|| format!("`{s}`: expected NAME=VALUE"))?;
+    let v = value.trim();
+    let parsed = if let Some(h) = v.strip_prefix("0x").or_else(|| v.strip_prefix("0X")) {
+        i64::from_str_radix(h, 16).ok()
+    } else {
+        v.parse::<i64>().ok()
+    };
+    let parsed = parsed.ok_or_else(|| format!("`{value}` (for `{name}`) is not an integer"))?;
+    Ok((name.trim().to_string(), parsed))
+}
+
+/// The kernel launch the analysis evaluates.
+#[derive(clap::Args, Debug, Clone)]
+pub struct LaunchArgs {
+    /// Grid size in blocks: X[,Y[,Z]].
+    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = parse_dim3, default_value = "1")]
+    pub grid: [u32; 3],
+    /// Block size in threads: X[,Y[,Z]].
+    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = parse_dim3, default_value = "32")]
+    pub block: [u32; 3],
+    /// A scalar kernel parameter: NAME=VALUE, NAME as in the PTX or the parameter's index.
+    /// Pointers need no value.
+    #[arg(long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
+    pub params: Vec<(String, i64)>,
+}
+
+impl LaunchArgs {
+    /// The launch as the `ir` crate takes it.
+    pub fn launch(&self) -> ir::Launch {
+        ir::Launch {
+            grid: self.grid,
+            block: self.block,
+            params: self.params.clone(),
+        }
+    }
+}
+
+/// Where loop trip counts come from besides static analysis.
+#[derive(clap::Args, Debug, Clone)]
+pub struct TripsArgs {
+    /// A trips table (`kernel,loop,trips`) or profiler CSV; repeatable, format detected by
+    /// content.
+    #[arg(long = "trips", value_name = "FILE")]
+    pub trips: Vec<PathBuf>,
+    /// Which launch of the kernel the profile numbers come from (default: the median).
+    #[arg(long, value_name = "N")]
+    pub invocation: Option<usize>,
+    /// List every loop with its trip count, source and PTX line.
+    #[arg(long)]
+    pub explain: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dims_and_params() {
+        assert_eq!(parse_dim3("128").unwrap(), [128, 1, 1]);
+        assert_eq!(parse_dim3("16,8").unwrap(), [16, 8, 1]);
+        assert!(parse_dim3("0").is_err());
+        assert!(parse_dim3("1,2,3,4").is_err());
+        assert_eq!(parse_param("n=0x10").unwrap(), ("n".into(), 16));
+        assert_eq!(parse_param("2=-3").unwrap(), ("2".into(), -3));
+        assert!(parse_param("n").is_err());
+    }
+}

@@ -1,0 +1,124 @@
+//! `ptx2idg cfg FILE --kernel K [--format summary|json|dot] [launch] [trips]`: prints one
+//! kernel's CFG with dominator-derived reconvergence points, its loop forest and every loop's
+//! trip count with its source. Warnings (loops defaulted to one trip, ...) go to stderr.
+
+use super::args::{LaunchArgs, TripsArgs};
+use crate::diag;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Output formats.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Format {
+    #[default]
+    Summary,
+    Json,
+    Dot,
+}
+
+#[derive(clap::Args)]
+pub struct CfgArgs {
+    /// The PTX file.
+    file: PathBuf,
+    /// The kernel: mangled name, demangled name or an unambiguous substring.
+    #[arg(long)]
+    kernel: Option<String>,
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+    #[command(flatten)]
+    launch: LaunchArgs,
+    #[command(flatten)]
+    trips: TripsArgs,
+}
+
+fn fail(file: &str, e: impl std::fmt::Display) -> ExitCode {
+    diag::file_error(file, &e.to_string());
+    ExitCode::from(1)
+}
+
+/// Reads the `--trips` files: plain trips tables become explicit rows for `kernel`.
+fn explicit_rows(args: &TripsArgs, kernel: &str) -> Result<Vec<ir::ExplicitTrip>, (String, String)> {
+    let mut rows = Vec::new();
+    for path in &args.trips {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| (name.clone(), e.to_string()))?;
+        let first = text
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty() && !l.starts_with('#'))
+            .unwrap_or("");
+        if first.replace(' ', "") != "kernel,loop,trips" {
+            return Err((
+                name,
+                "only plain trips tables (`kernel,loop,trips`) are read by `cfg` so far; profiler CSVs need the profile crate, which is not wired in yet".into(),
+            ));
+        }
+        let parsed = ir::trips::parse_trips_table(&text, &name).map_err(|e| (name.clone(), e.to_string()))?;
+        for (k, row) in parsed {
+            let names = [kernel];
+            if ir::names::select_kernel(&names, Some(&k)).is_ok() {
+                rows.push(row);
+            }
+        }
+    }
+    Ok(rows)
+}
+
+pub fn run(args: &CfgArgs) -> ExitCode {
+    let file = args.file.display().to_string();
+    let src = match std::fs::read_to_string(&args.file) {
+        Ok(s) => s,
+        Err(e) => return fail(&file, e),
+    };
+    let module = match ptx::parse(&src) {
+        Ok(m) => m,
+        Err(e) => {
+            diag::parse_error(&file, &src, &e);
+            return ExitCode::from(1);
+        }
+    };
+    let names: Vec<&str> = module.kernels().map(|f| f.name.as_str()).collect();
+    let name = match ir::names::select_kernel(&names, args.kernel.as_deref()) {
+        Ok(n) => n.to_string(),
+        Err(e) => return fail(&file, e),
+    };
+    let kernel = match ir::lower_kernel(&module, &name) {
+        Ok(k) => k,
+        Err(e) => return fail(&file, e),
+    };
+    let an = match ir::analyze(&kernel) {
+        Ok(a) => a,
+        Err(e) => return fail(&file, e),
+    };
+    let launch = match args.launch.launch().bind(&kernel) {
+        Ok(l) => l,
+        Err(e) => return fail(&file, e),
+    };
+    let rows = match explicit_rows(&args.trips, &name) {
+        Ok(r) => r,
+        Err((f, e)) => return fail(&f, e),
+    };
+    let inputs = ir::TripInputs {
+        explicit: &rows,
+        profile: None,
+    };
+    let trips = match ir::resolve_trips(&kernel, &an, &launch, &inputs) {
+        Ok(t) => t,
+        Err(e) => return fail(&file, e),
+    };
+    let out = match args.format {
+        Format::Summary => ir::render::summary(&kernel, &an, Some(&trips)),
+        Format::Json => ir::render::json(&kernel, &an, Some(&trips)),
+        Format::Dot => ir::render::dot(&kernel, &an, Some(&trips)),
+    };
+    print!("{out}");
+    if args.trips.explain {
+        eprint!("{}", ir::render::explain(&kernel, &an, &trips));
+    }
+    if args.format != Format::Summary {
+        for w in &trips.warnings {
+            diag::file_error(&file, &format!("warning: {}", w.message));
+        }
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,158 @@
+//! The main job, `ptx2idg FILE [--kernel K] [--trips CSV]... [launch] [--format ...] [-o OUT]`:
+//! builds the per-warp IDGs of one kernel launch and writes them as a summary, the compact
+//! JSON form (`docs/idg-format.md`), the `stats` object, or DOT of one materialized class.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use super::args::{LaunchArgs, TripsArgs};
+use super::front;
+use crate::diag;
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Format {
+    #[default]
+    Summary,
+    Json,
+    Dot,
+    Stats,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum UnknownBranch {
+    Taken,
+    #[default]
+    NotTaken,
+    Both,
+}
+
+/// How warps are walked; shared by every command that builds IDGs from PTX.
+#[derive(clap::Args, Debug, Clone)]
+pub struct WalkArgs {
+    /// Work groups to walk: `first`, `all`, or a count N (the first N groups).
+    #[arg(long, value_name = "first|all|N", default_value = "first", value_parser = parse_groups)]
+    pub groups: walk::Groups,
+    /// Assumption for branches on data the launch does not decide.
+    #[arg(long, value_enum, default_value_t)]
+    pub unknown_branch: UnknownBranch,
+    /// Drop the control dependences (instructions after a branch depending on it).
+    #[arg(long)]
+    pub no_control_deps: bool,
+}
+
+impl WalkArgs {
+    pub fn options(&self) -> walk::Options {
+        walk::Options {
+            unknown_branch: match self.unknown_branch {
+                UnknownBranch::Taken => walk::UnknownBranch::Taken,
+                UnknownBranch::NotTaken => walk::UnknownBranch::NotTaken,
+                UnknownBranch::Both => walk::UnknownBranch::Both,
+            },
+            control_deps: !self.no_control_deps,
+            groups: self.groups,
+        }
+    }
+}
+
+fn parse_groups(s: &str) -> Result<walk::Groups, String> {
+    match s {
+        "first" => Ok(walk::Groups::First),
+        "all" => Ok(walk::Groups::All),
+        n => n
+            .parse::<u64>()
+            .ok()
+            .filter(|n| *n > 0)
+            .map(walk::Groups::Count)
+            .ok_or_else(|| format!("`{s}`: expected first, all or a positive count")),
+    }
+}
+
+/// Materializing more dynamic instructions than this for DOT needs `--force`.
+const DOT_LIMIT: u64 = 2_000;
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct MainArgs {
+    /// The PTX file.
+    pub file: Option<PathBuf>,
+    /// The kernel: mangled name, demangled name or an unambiguous substring.
+    #[arg(long)]
+    pub kernel: Option<String>,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+    /// Write the output here instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    pub output: Option<PathBuf>,
+    /// The warp class drawn by `--format dot`.
+    #[arg(long, default_value_t = 0)]
+    pub class: usize,
+    /// Draw DOT graphs larger than 2000 instructions.
+    #[arg(long)]
+    pub force: bool,
+    #[command(flatten)]
+    pub launch: LaunchArgs,
+    #[command(flatten)]
+    pub trips: TripsArgs,
+    #[command(flatten)]
+    pub walk: WalkArgs,
+}
+
+pub fn run(args: &MainArgs) -> ExitCode {
+    let Some(path) = &args.file else {
+        diag::usage("no PTX file given; see `ptx2idg --help`");
+        return ExitCode::from(2);
+    };
+    let source = match front::load(path, args.kernel.as_deref()) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let fe = match front::run(&source, &args.launch, &args.trips, &args.walk.options()) {
+        Ok(fe) => fe,
+        Err(code) => return code,
+    };
+    let idgs = &fe.built.idgs;
+    let text = match args.format {
+        Format::Summary => idg::render::summary(idgs),
+        Format::Json => idgs.to_json() + "\n",
+        Format::Stats => idg::render::stats_json(idgs) + "\n",
+        Format::Dot => {
+            let Some(class) = idgs.classes.get(args.class) else {
+                diag::usage(&format!(
+                    "--class {}: the kernel has {} warp classes",
+                    args.class,
+                    idgs.classes.len()
+                ));
+                return ExitCode::from(2);
+            };
+            let limit = if args.force { u64::MAX } else { DOT_LIMIT };
+            match class.idg.materialize(limit) {
+                Ok(g) => idg::dot::to_dot(
+                    &class.idg,
+                    &g,
+                    &format!(
+                        "{} class {} (warps {})",
+                        idgs.kernel,
+                        args.class,
+                        idg::render::ranges(&class.warps)
+                    ),
+                ),
+                Err(e) => {
+                    diag::file_error(
+                        &source.file,
+                        &format!("{e}; use --format json for the compact form, or --force"),
+                    );
+                    return ExitCode::from(1);
+                }
+            }
+        }
+    };
+    match &args.output {
+        Some(out) => {
+            if let Err(e) = std::fs::write(out, text) {
+                diag::file_error(&out.display().to_string(), &e.to_string());
+                return ExitCode::from(1);
+            }
+        }
+        None => print!("{text}"),
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,154 @@
+//! Builds the IDGs of a kernel launch: walks every warp of the chosen work groups over the
+//! kernel's CFG with the SIMT rules of [`warp`], and shares one compact IDG among warps whose
+//! paths are identical (pipeline-model-analysis section 3.1.1: one IDG per distinct path).
+//!
+//! Input: a lowered kernel with its analyses, bound launch and resolved trip counts (crate
+//! `ir`). Output: [`idg::KernelIdgs`]. Everything a run assumed is reported in [`Built`].
+
+mod front;
+mod pattern;
+mod warp;
+
+use std::collections::hash_map::DefaultHasher;
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+
+use idg::{KernelIdgs, WarpClass, SCHEMA_VERSION};
+use ir::{Analysis, BoundLaunch, Kernel, Trips, WarpState};
+
+pub use front::{front_end, FrontEnd, FrontError};
+pub use pattern::analyse as analyse_addresses;
+
+/// What to assume for a branch whose condition depends on data the launch does not decide.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum UnknownBranch {
+    /// All lanes with an unknown condition take the branch.
+    Taken,
+    /// All lanes with an unknown condition fall through (the default: guards like
+    /// `if (x[i] > t)` usually protect the rarer path).
+    #[default]
+    NotTaken,
+    /// Both sides run, as if the warp diverged.
+    Both,
+}
+
+/// Which work groups to walk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Groups {
+    /// Only group 0; all other groups reuse its classes.
+    #[default]
+    First,
+    /// Every group of the grid.
+    All,
+    /// The first N groups.
+    Count(u64),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    pub unknown_branch: UnknownBranch,
+    /// Instructions after a branch depend on it (a warp cannot issue past an unresolved
+    /// branch). On by default.
+    pub control_deps: bool,
+    pub groups: Groups,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            unknown_branch: UnknownBranch::default(),
+            control_deps: true,
+            groups: Groups::default(),
+        }
+    }
+}
+
+/// The IDGs of one launch and what the walk assumed.
+#[derive(Debug, Clone)]
+pub struct Built {
+    pub idgs: KernelIdgs,
+    /// PTX lines of branches whose condition was unknown for some lane, with the assumption
+    /// applied (deduplicated, ascending).
+    pub unknown_branches: Vec<u32>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum WalkError {
+    #[error("kernel {kernel}: the walk made no progress around block {block} (unsupported control flow)")]
+    NoProgress { kernel: String, block: String },
+    #[error("internal IDG invariant broken: {0}")]
+    Idg(idg::IdgError),
+    #[error("the launch has {groups} work groups; walking all of them is capped at {limit} (use --groups N)")]
+    TooManyGroups { groups: u64, limit: u64 },
+}
+
+/// Walking every group of a huge grid would take minutes; beyond this, ask for a count.
+const ALL_GROUPS_LIMIT: u64 = 65_536;
+
+/// Walks the chosen groups of `launch` and groups warps by identical IDG.
+pub fn build(
+    kernel: &Kernel,
+    an: &Analysis,
+    launch: &BoundLaunch,
+    trips: &Trips,
+    opts: &Options,
+) -> Result<Built, WalkError> {
+    let total = launch.blocks();
+    let groups: Vec<u64> = match opts.groups {
+        Groups::First => vec![0],
+        Groups::Count(n) => (0..n.clamp(1, total)).collect(),
+        Groups::All if total > ALL_GROUPS_LIMIT => {
+            return Err(WalkError::TooManyGroups {
+                groups: total,
+                limit: ALL_GROUPS_LIMIT,
+            })
+        }
+        Groups::All => (0..total).collect(),
+    };
+    let warps_per_group = launch.warps_per_block();
+    let mut classes: Vec<WarpClass> = Vec::new();
+    let mut by_hash: HashMap<u64, Vec<usize>> = HashMap::new();
+    let mut unknown = Vec::new();
+    for &g in &groups {
+        let ctaid = launch.ctaid_of(g);
+        for w in 0..warps_per_group {
+            let warp = WarpState::new(kernel, launch, ctaid, w);
+            let (idg, unk) = warp::WarpWalk::new(kernel, an, trips, opts, warp).run()?;
+            unknown.extend(unk);
+            let global = g * u64::from(warps_per_group) + u64::from(w);
+            let h = fingerprint(&idg);
+            let slot = by_hash.entry(h).or_default();
+            match slot.iter().find(|&&c| classes[c].idg == idg) {
+                Some(&c) => classes[c].warps.push(global),
+                None => {
+                    slot.push(classes.len());
+                    classes.push(WarpClass {
+                        warps: vec![global],
+                        idg,
+                    });
+                }
+            }
+        }
+    }
+    unknown.sort_unstable();
+    unknown.dedup();
+    Ok(Built {
+        idgs: KernelIdgs {
+            schema_version: SCHEMA_VERSION,
+            kernel: kernel.name.clone(),
+            grid: launch.grid,
+            block: launch.block,
+            warps_per_group,
+            groups_built: groups,
+            classes,
+        },
+        unknown_branches: unknown,
+    })
+}
+
+fn fingerprint(idg: &idg::Idg) -> u64 {
+    let mut h = DefaultHasher::new();
+    // Serialization of plain data cannot fail; an empty string would only weaken the hash.
+    serde_json::to_string(idg).unwrap_or_default().hash(&mut h);
+    h.finish()
+}

@@ -1,0 +1,140 @@
+//! Static memory-access analysis of one warp instruction from its per-lane addresses: lane
+//! stride, 32-byte sectors per request (coalescing) and the shared-memory bank-conflict degree.
+//! This is the "without a profile" input of mapper g (pipeline-model-analysis section 4.4).
+
+use idg::AccessPattern;
+use ir::AbstractAddr;
+
+/// Bytes of one global-memory sector.
+const SECTOR: i64 = 32;
+/// Shared memory: 32 banks of 4 bytes.
+const BANKS: i64 = 32;
+const BANK_WIDTH: i64 = 4;
+
+/// Analyses the addresses of the active lanes; `None` when some active lane's address is
+/// unknown or lanes use different bases (nothing exact can be said).
+pub fn analyse(
+    addrs: &[Option<AbstractAddr>; 32],
+    active: u32,
+    bytes: u32,
+) -> Option<AccessPattern> {
+    let lanes: Vec<(usize, AbstractAddr)> = (0..32)
+        .filter(|i| active >> i & 1 == 1)
+        .map(|i| addrs[i].map(|a| (i, a)))
+        .collect::<Option<_>>()?;
+    let first = lanes.first()?.1;
+    if lanes.iter().any(|(_, a)| a.base != first.base) {
+        return None;
+    }
+    let bytes = i64::from(bytes.max(1));
+    let stride = match lanes.as_slice() {
+        [(i0, a0), (i1, a1), ..] => {
+            let s = (a1.offset - a0.offset) / (*i1 as i64 - *i0 as i64);
+            lanes
+                .iter()
+                .all(|(i, a)| a.offset == a0.offset + s * (*i as i64 - *i0 as i64))
+                .then_some(s)
+        }
+        _ => Some(0),
+    };
+    let mut sectors: Vec<i64> = lanes
+        .iter()
+        .flat_map(|(_, a)| {
+            let lo = a.offset.div_euclid(SECTOR);
+            let hi = (a.offset + bytes - 1).div_euclid(SECTOR);
+            lo..=hi
+        })
+        .collect();
+    sectors.sort_unstable();
+    sectors.dedup();
+    // Bank conflicts: lanes hitting the same bank at different 4-byte words serialize; the
+    // same word is a broadcast. Wider accesses are split by the hardware into phases of
+    // 128 bytes, each judged alone.
+    let per_phase = (128 / bytes).max(1) as usize;
+    let mut degree = 0u32;
+    for phase in lanes.chunks(per_phase) {
+        let mut words: Vec<(i64, i64)> = phase
+            .iter()
+            .flat_map(|(_, a)| {
+                let w0 = a.offset.div_euclid(BANK_WIDTH);
+                (0..(bytes + BANK_WIDTH - 1) / BANK_WIDTH).map(move |k| {
+                    let w = w0 + k;
+                    (w.rem_euclid(BANKS), w)
+                })
+            })
+            .collect();
+        words.sort_unstable();
+        words.dedup();
+        let mut worst = 0u32;
+        let mut run = 0u32;
+        let mut bank = -1;
+        for (b, _) in &words {
+            if *b == bank {
+                run += 1;
+            } else {
+                bank = *b;
+                run = 1;
+            }
+            worst = worst.max(run);
+        }
+        degree = degree.max(worst.saturating_sub(1));
+    }
+    Some(AccessPattern {
+        lane_stride_bytes: stride,
+        sectors_per_request: sectors.len() as u32,
+        bank_conflict_degree: degree,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn addrs(f: impl Fn(i64) -> i64) -> [Option<AbstractAddr>; 32] {
+        let mut out = [None; 32];
+        for (i, slot) in out.iter_mut().enumerate() {
+            *slot = Some(AbstractAddr {
+                base: None,
+                offset: f(i as i64),
+            });
+        }
+        out
+    }
+
+    #[test]
+    fn unit_stride_floats_touch_four_sectors_without_conflicts() {
+        let p = analyse(&addrs(|i| 4 * i), u32::MAX, 4).unwrap();
+        assert_eq!(p.lane_stride_bytes, Some(4));
+        assert_eq!(p.sectors_per_request, 4);
+        assert_eq!(p.bank_conflict_degree, 0);
+    }
+
+    #[test]
+    fn column_access_of_a_32_wide_float_tile_is_a_32_way_conflict() {
+        let p = analyse(&addrs(|i| 128 * i), u32::MAX, 4).unwrap();
+        assert_eq!(p.sectors_per_request, 32);
+        assert_eq!(p.bank_conflict_degree, 31);
+    }
+
+    #[test]
+    fn stride_two_words_is_a_two_way_conflict_and_broadcast_is_free() {
+        assert_eq!(
+            analyse(&addrs(|i| 8 * i), u32::MAX, 4)
+                .unwrap()
+                .bank_conflict_degree,
+            1
+        );
+        let b = analyse(&addrs(|_| 64), u32::MAX, 4).unwrap();
+        assert_eq!(b.bank_conflict_degree, 0);
+        assert_eq!(b.sectors_per_request, 1);
+        assert_eq!(b.lane_stride_bytes, Some(0));
+    }
+
+    #[test]
+    fn unknown_lane_means_no_pattern() {
+        let mut a = addrs(|i| 4 * i);
+        a[3] = None;
+        assert!(analyse(&a, u32::MAX, 4).is_none());
+        assert!(analyse(&a, 0b111, 4).is_some());
+    }
+}

@@ -1,0 +1,527 @@
+//! The SIMT walk of one warp over the kernel CFG, emitting its compact IDG.
+//!
+//! The warp executes with a 32-lane active mask (issue 4, "Paths per warp"):
+//! - a branch whose condition is the same for all active lanes takes one side;
+//! - a divergent branch runs both sides one after the other, each until the branch's
+//!   immediate post-dominator, where the warp reconverges;
+//! - a loop is never iterated: on entry, each lane's trip count (header executions, from
+//!   `ir::Trips`) is read from its state; lanes are grouped by count and the warp emits one
+//!   `Repeat` per group of iterations with the same active lanes, walking the body once as a
+//!   template, then the final header execution that leaves the loop. Paths inside a loop are
+//!   those of the first iteration of each group (iteration-dependent branches inside a loop
+//!   are approximated by that iteration);
+//! - a condition on data the interpreter cannot know follows `UnknownBranch`.
+//!
+//! Exit edges of a loop being iterated are not taken: trip counts decide when lanes leave.
+
+use std::collections::HashMap;
+
+use idg::{
+    Barrier, BarrierKind, Category, IdgBuilder, LoopInfo, MemAccess, MemSpace, Node, ResourceId,
+    ResourceKind, SrcLoc,
+};
+use ir::{AddrBase, Analysis, BlockId, Inst, Kernel, LoopId, Operand, Term, Trips, WarpState};
+use ptx::ast::{Opcode, StateSpace};
+
+use crate::{pattern, Options, UnknownBranch, WalkError};
+
+/// Guards against a walk that does not converge (a CFG shape the walker mis-reads): far more
+/// block visits than a structured path over this kernel could need.
+const VISIT_FACTOR: usize = 64;
+
+pub(crate) struct WarpWalk<'a, 'l> {
+    kernel: &'a Kernel,
+    an: &'a Analysis,
+    trips: &'a Trips,
+    opts: &'a Options,
+    warp: WarpState<'l>,
+    b: IdgBuilder,
+    /// The IDG loop id of each ir loop, created on first entry.
+    loop_ids: HashMap<LoopId, idg::LoopId>,
+    /// Loops whose iteration is being walked, innermost last.
+    iterating: Vec<LoopId>,
+    /// Set while walking the final header execution of a loop: its exit edges are taken.
+    leaving: Option<LoopId>,
+    control: ResourceId,
+    barrier: ResourceId,
+    visits: usize,
+    visit_limit: usize,
+    /// Unknown conditions met on this warp's path (for `--explain`).
+    pub(crate) unknown_branches: Vec<u32>,
+}
+
+/// Where a sub-walk ended.
+enum End {
+    At(BlockId),
+    Exited,
+}
+
+impl<'a, 'l> WarpWalk<'a, 'l> {
+    pub(crate) fn new(
+        kernel: &'a Kernel,
+        an: &'a Analysis,
+        trips: &'a Trips,
+        opts: &'a Options,
+        warp: WarpState<'l>,
+    ) -> Self {
+        let mut b = IdgBuilder::new();
+        let control = b.resource(ResourceKind::Control, "control");
+        let barrier = b.resource(ResourceKind::Control, "barrier");
+        Self {
+            kernel,
+            an,
+            trips,
+            opts,
+            warp,
+            b,
+            loop_ids: HashMap::new(),
+            iterating: Vec::new(),
+            leaving: None,
+            control,
+            barrier,
+            visits: 0,
+            visit_limit: VISIT_FACTOR * (kernel.blocks.len() + 8),
+            unknown_branches: Vec::new(),
+        }
+    }
+
+    pub(crate) fn run(mut self) -> Result<(idg::Idg, Vec<u32>), WalkError> {
+        let mask = self.warp.full_mask();
+        self.walk(self.kernel.cfg.entry(), mask, &[])?;
+        let idg = self.b.finish().map_err(WalkError::Idg)?;
+        Ok((idg, self.unknown_branches))
+    }
+
+    /// Walks from `start` with `mask` until a block in `stops` is reached or the lanes exit.
+    fn walk(&mut self, start: BlockId, mask: u32, stops: &[BlockId]) -> Result<End, WalkError> {
+        let mut b = start;
+        let mut mask = mask;
+        let mut first = true;
+        loop {
+            if !first && stops.contains(&b) {
+                return Ok(End::At(b));
+            }
+            self.visits += 1;
+            if self.visits > self.visit_limit {
+                return Err(WalkError::NoProgress {
+                    kernel: self.kernel.name.clone(),
+                    block: self.kernel.block_name(b),
+                });
+            }
+            if let Some(l) = self.an.loops.loop_with_header(b) {
+                if !self.iterating.contains(&l) {
+                    match self.run_loop(l, mask)? {
+                        End::At(next) => {
+                            b = next;
+                            first = false;
+                            continue;
+                        }
+                        End::Exited => return Ok(End::Exited),
+                    }
+                }
+            }
+            first = false;
+            for &i in &self.kernel.block(b).insts {
+                self.emit(self.kernel.inst(i), mask);
+            }
+            let term = self.kernel.block(b).term.clone();
+            match term {
+                Term::Exit => return Ok(End::Exited),
+                Term::Goto(t) => b = t,
+                Term::Cond { guard, taken, fall } => {
+                    let m = self.warp.eval_guard(Some(guard), mask);
+                    let (mut t, mut n) = (m.taken, m.not_taken);
+                    if m.unknown != 0 {
+                        self.unknown_branches.push(self.kernel.block_line(b));
+                        match self.opts.unknown_branch {
+                            UnknownBranch::Taken => t |= m.unknown,
+                            UnknownBranch::NotTaken => n |= m.unknown,
+                            UnknownBranch::Both => {
+                                t |= m.unknown;
+                                n |= m.unknown;
+                            }
+                        }
+                    }
+                    (t, n) = self.steer_exits(b, taken, fall, t, n, mask);
+                    (b, mask) = match self.split(b, &[(taken, t), (fall, n)], stops)? {
+                        Some(next) => next,
+                        None => return Ok(End::Exited),
+                    };
+                }
+                Term::Switch { index, targets } => {
+                    let mut groups: Vec<(BlockId, u32)> = Vec::new();
+                    for (lane, st) in self.warp.lanes.iter().enumerate() {
+                        if mask >> lane & 1 == 0 {
+                            continue;
+                        }
+                        let target = match st.get(index) {
+                            ir::Value::Int(v) => targets.get(v as usize).copied(),
+                            _ => None,
+                        };
+                        // An unknown index takes the first target: a documented assumption.
+                        let target = match target {
+                            Some(t) => t,
+                            None => {
+                                self.unknown_branches.push(self.kernel.block_line(b));
+                                match targets.first() {
+                                    Some(t) => *t,
+                                    None => return Ok(End::Exited),
+                                }
+                            }
+                        };
+                        match groups.iter_mut().find(|g| g.0 == target) {
+                            Some(g) => g.1 |= 1 << lane,
+                            None => groups.push((target, 1 << lane)),
+                        }
+                    }
+                    (b, mask) = match self.split(b, &groups, stops)? {
+                        Some(next) => next,
+                        None => return Ok(End::Exited),
+                    };
+                }
+            }
+        }
+    }
+
+    /// Inside an iterated loop, lanes do not take its exit edges (trip counts decide when
+    /// they leave), except in the final header execution, where they take them.
+    fn steer_exits(
+        &self,
+        from: BlockId,
+        taken: BlockId,
+        fall: BlockId,
+        t: u32,
+        n: u32,
+        mask: u32,
+    ) -> (u32, u32) {
+        let Some(&l) = self.iterating.last() else {
+            return (t, n);
+        };
+        let lp = self.an.loops.get(l);
+        let (t_in, f_in) = (lp.contains(taken), lp.contains(fall));
+        if t_in == f_in {
+            return (t, n);
+        }
+        let exits_here =
+            self.leaving == Some(l) && self.an.induction(l).is_none_or(|iv| iv.exiting == from);
+        match (t_in, exits_here) {
+            (true, false) => (mask, 0),
+            (false, false) => (0, mask),
+            (true, true) => (0, mask),
+            (false, true) => (mask, 0),
+        }
+    }
+
+    /// Runs the lane groups of a branch. One non-empty group continues directly; several run
+    /// one after the other, each until the branch's immediate post-dominator (or the end of the
+    /// current loop iteration, or an enclosing stop), and the warp reconverges there with the
+    /// lanes that arrived. Returns where to continue and with which lanes.
+    fn split(
+        &mut self,
+        from: BlockId,
+        groups: &[(BlockId, u32)],
+        stops: &[BlockId],
+    ) -> Result<Option<(BlockId, u32)>, WalkError> {
+        let live: Vec<(BlockId, u32)> = groups.iter().copied().filter(|g| g.1 != 0).collect();
+        if let [(t, m)] = live.as_slice() {
+            return Ok(Some((*t, *m)));
+        }
+        let ipdom = self.an.pdom.ipdom(from);
+        let mut reconv: Vec<BlockId> = stops.to_vec();
+        reconv.extend(ipdom);
+        if let Some(&l) = self.iterating.last() {
+            reconv.push(self.an.loops.get(l).header);
+        }
+        let mut arrived: Vec<(BlockId, u32)> = Vec::new();
+        for (target, m) in live {
+            let end = if reconv.contains(&target) {
+                End::At(target)
+            } else {
+                self.walk(target, m, &reconv)?
+            };
+            if let End::At(at) = end {
+                match arrived.iter_mut().find(|a| a.0 == at) {
+                    Some(a) => a.1 |= m,
+                    None => arrived.push((at, m)),
+                }
+            }
+        }
+        // All sides meet at the post-dominator; sides that ended at another stop left the
+        // region (a loop iteration's end or an enclosing reconvergence point).
+        Ok(arrived
+            .iter()
+            .find(|a| Some(a.0) == ipdom)
+            .or(arrived.first())
+            .copied())
+    }
+
+    /// Enters loop `l` with `mask`: emits the repeats and the final header execution, and
+    /// returns the exit block where the warp continues.
+    fn run_loop(&mut self, l: LoopId, mask: u32) -> Result<End, WalkError> {
+        let lp = self.an.loops.get(l);
+        let header = lp.header;
+        let id = self.loop_id(l);
+        let mut counts: Vec<(u64, u32)> = Vec::new();
+        for (lane, st) in self.warp.lanes.iter().enumerate() {
+            if mask >> lane & 1 == 1 {
+                let t = self.trips.trips_for(l, st).max(1);
+                match counts.iter_mut().find(|c| c.0 == t) {
+                    Some(c) => c.1 |= 1 << lane,
+                    None => counts.push((t, 1 << lane)),
+                }
+            }
+        }
+        counts.sort_unstable();
+        // Lanes with count t run full iterations 0..t-1 and leave in header execution t.
+        // Iterations [v_{j-1}-1, v_j-1) have the lanes whose count is at least v_j.
+        self.iterating.push(l);
+        let mut prev = 1u64;
+        for j in 0..counts.len() {
+            let (v, _) = counts[j];
+            let lanes: u32 = counts[j..].iter().fold(0, |m, c| m | c.1);
+            let n = v - prev;
+            prev = v;
+            if n == 0 {
+                continue;
+            }
+            self.b.begin_repeat(id, n);
+            let end = self.walk(header, lanes, &[header])?;
+            self.b.end_repeat().map_err(WalkError::Idg)?;
+            if let End::Exited = end {
+                self.iterating.pop();
+                return Ok(End::Exited);
+            }
+        }
+        let last = counts.last().map_or(mask, |c| c.1);
+        let mut outside: Vec<BlockId> = lp.exits.iter().map(|e| e.1).collect();
+        let first_exit = outside.first().copied();
+        // Back at the header without having met the counted exit: leave by the first exit.
+        outside.push(header);
+        self.leaving = Some(l);
+        let end = self.walk(header, last, &outside);
+        self.leaving = None;
+        self.iterating.pop();
+        // The lanes' registers now hold first-iteration values; what the loop defines is not
+        // known after it without iterating.
+        for r in &self.an.loop_defs[l.index()] {
+            for lane in &mut self.warp.lanes {
+                lane.set(*r, ir::Value::Unknown);
+            }
+        }
+        match end? {
+            End::At(b) if b == header => Ok(first_exit.map_or(End::Exited, End::At)),
+            end => Ok(end),
+        }
+    }
+
+    fn loop_id(&mut self, l: LoopId) -> idg::LoopId {
+        if let Some(id) = self.loop_ids.get(&l) {
+            return *id;
+        }
+        let header = self.an.loops.get(l).header;
+        let source = self.trips.get(l).source.clone();
+        let id = self.b.add_loop(LoopInfo {
+            label: self.kernel.block_name(header),
+            ptx_line: self.kernel.block_line(header),
+            src: self.kernel.block_loc(header).map(|s| SrcLoc {
+                file: s.file,
+                line: s.line,
+            }),
+            trip_source: trip_source_name(&source),
+        });
+        self.loop_ids.insert(l, id);
+        id
+    }
+
+    /// Emits the node of one instruction executed by the warp and steps the active lanes.
+    fn emit(&mut self, inst: &Inst, mask: u32) {
+        let g = self.warp.eval_guard(inst.guard, mask);
+        let executing = g.taken | g.unknown;
+        let mut reads: Vec<ResourceId> = Vec::new();
+        let mut writes: Vec<ResourceId> = Vec::new();
+        for r in inst.uses() {
+            reads.push(self.reg(r));
+        }
+        for r in inst.defs() {
+            writes.push(self.reg(r));
+        }
+        if self.opts.control_deps {
+            reads.push(self.control);
+        }
+        reads.push(self.barrier);
+        let op = &inst.op;
+        let mut category = Category::Compute;
+        let mut mem = None;
+        let mut barrier = None;
+        if op.is_branch() {
+            category = Category::Control;
+            writes.push(self.control);
+        } else if let Some(kind) = barrier_kind(op) {
+            category = Category::Barrier;
+            barrier = Some(Barrier {
+                id: barrier_id(inst),
+                kind,
+                expected_threads: barrier_count(inst),
+            });
+            // Memory written before a barrier is what later warps read after it.
+            for space in ["shared", "global"] {
+                reads.push(self.b.resource(ResourceKind::Memory, space));
+            }
+            writes.push(self.barrier);
+        } else if op.is_memory() {
+            category = Category::Memory;
+            let space = mem_space(self.kernel, inst);
+            let bytes = op.bytes_per_lane().unwrap_or(4);
+            let store = op.is_store();
+            let atomic = op.is_atomic();
+            let pattern = address(inst).and_then(|a| {
+                let addrs = self.warp.eval_addr(a, executing);
+                pattern::analyse(&addrs, executing, bytes)
+            });
+            let res = self.b.resource(ResourceKind::Memory, space_name(space));
+            if store || atomic {
+                writes.push(res);
+            }
+            if !store {
+                reads.push(res);
+            }
+            mem = Some(MemAccess {
+                space,
+                store,
+                atomic,
+                bytes_per_lane: bytes,
+                pattern,
+            });
+        }
+        reads.sort_unstable();
+        reads.dedup();
+        writes.sort_unstable();
+        writes.dedup();
+        self.b.push(Node {
+            op: op.clone(),
+            category,
+            reads,
+            writes,
+            ptx_line: inst.ptx_line,
+            src: inst.loc.map(|s| SrcLoc {
+                file: s.file,
+                line: s.line,
+            }),
+            mem,
+            barrier,
+            active_lanes: executing.count_ones(),
+        });
+        self.warp.step(inst, mask);
+    }
+
+    fn reg(&mut self, r: ir::RegId) -> ResourceId {
+        let name = self.kernel.reg_name(r);
+        let kind = if name.starts_with("%p") {
+            ResourceKind::Predicate
+        } else {
+            ResourceKind::Register
+        };
+        self.b.resource(kind, name)
+    }
+}
+
+fn trip_source_name(s: &ir::TripSource) -> String {
+    match s {
+        ir::TripSource::Explicit { file, row } => format!("explicit ({file}, row {row})"),
+        ir::TripSource::Static => "static".into(),
+        ir::TripSource::Profile {
+            file,
+            residual,
+            ambiguous,
+        } => format!(
+            "profile ({file}, residual {residual:.1}{})",
+            if *ambiguous { ", ambiguous" } else { "" }
+        ),
+        ir::TripSource::Default => "default".into(),
+    }
+}
+
+/// CTA barriers synchronize the warps of a group; `bar.warp.sync` does not.
+fn barrier_kind(op: &ptx::ast::Op) -> Option<BarrierKind> {
+    if !op.is_barrier() || op.mods.has_other("warp") {
+        return None;
+    }
+    Some(if op.mods.has_other("arrive") {
+        BarrierKind::Arrive
+    } else if op.mods.has_other("red") {
+        BarrierKind::Red
+    } else {
+        BarrierKind::Sync
+    })
+}
+
+fn barrier_id(inst: &Inst) -> u32 {
+    match inst.srcs().first().or(inst.operands.first()) {
+        Some(Operand::Imm(v)) => *v as u32,
+        _ => 0,
+    }
+}
+
+fn barrier_count(inst: &Inst) -> Option<u32> {
+    let ops: Vec<&Operand> = inst.operands.iter().collect();
+    match ops.as_slice() {
+        [_, Operand::Imm(n), ..] => Some(*n as u32),
+        _ => None,
+    }
+}
+
+/// The address operand of a memory instruction.
+fn address(inst: &Inst) -> Option<&Operand> {
+    inst.operands
+        .iter()
+        .find(|o| matches!(o, Operand::Addr { .. }))
+}
+
+fn mem_space(kernel: &Kernel, inst: &Inst) -> MemSpace {
+    let op = &inst.op;
+    if op.opcode == Opcode::Tex || op.opcode == Opcode::Tld4 {
+        return MemSpace::Texture;
+    }
+    if matches!(op.opcode, Opcode::Suld | Opcode::Sust | Opcode::Sured) {
+        return MemSpace::Surface;
+    }
+    match op.space() {
+        Some(StateSpace::Global) => MemSpace::Global,
+        Some(StateSpace::Shared) => MemSpace::Shared,
+        Some(StateSpace::Local) => MemSpace::Local,
+        Some(StateSpace::Const) => MemSpace::Const,
+        Some(StateSpace::Param) => MemSpace::Param,
+        Some(_) => MemSpace::Generic,
+        None => {
+            // Generic addressing of a known variable resolves to its space.
+            match address(inst) {
+                Some(Operand::Addr {
+                    base: AddrBase::Var(v),
+                    ..
+                }) => match &kernel.bases[v.index()].kind {
+                    ir::BaseKind::Var { space } => match space.as_str() {
+                        "shared" => MemSpace::Shared,
+                        "global" => MemSpace::Global,
+                        "local" => MemSpace::Local,
+                        "const" => MemSpace::Const,
+                        _ => MemSpace::Generic,
+                    },
+                    ir::BaseKind::Param(_) => MemSpace::Generic,
+                },
+                _ => MemSpace::Generic,
+            }
+        }
+    }
+}
+
+fn space_name(s: MemSpace) -> &'static str {
+    match s {
+        MemSpace::Global | MemSpace::Generic => "global",
+        MemSpace::Shared => "shared",
+        MemSpace::Local => "local",
+        MemSpace::Const => "const",
+        MemSpace::Param => "param",
+        MemSpace::Texture => "texture",
+        MemSpace::Surface => "surface",
+    }
+}
