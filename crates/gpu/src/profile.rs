@@ -1,0 +1,592 @@
+//! GPU profiles: the hardware side of the Pipeline model (pipeline-model-analysis §3.1.3):
+//! the subsystem set S, the scheduler σ with its issue limit, the per-class (subsystem, λ, Λ)
+//! of mapper f (§4.3), the memory levels mapper g draws on (§4.4, §6.3), and the resource
+//! limits that decide occupancy.
+//!
+//! A profile is read from a TOML file (schema in docs/gpu-profile.md) and *resolved*: every
+//! class and memory level the file omits is filled by its documented rule
+//! ([`InstClass::rule`], [`MemLevel::rule`]), so a resolved `GpuProfile` answers every class
+//! (mapper f is total). Invariants of a resolved profile: `classes` holds one entry per
+//! `InstClass::ALL` in that order, `memory` one per `MemLevel::ALL`; every `SubsystemId` indexes
+//! `subsystems`; every λ/Λ given in a file is exact in `Cycles` ticks (files with inexact values
+//! are rejected rather than silently rounded).
+
+use crate::class::{InstClass, MemLevel, MemRule, Rule};
+use crate::cycles::Cycles;
+use crate::error::GpuError;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Index of a subsystem (pipeline) in `GpuProfile::subsystems`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct SubsystemId(pub u16);
+
+impl SubsystemId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// One pipeline of the core.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Subsystem {
+    pub name: String,
+    /// The architectural λ of a plain instruction on this pipeline (Table 4's λ_ALU, λ_SFU),
+    /// used by the instruction-mix curves (Eqs. 43-45); per-class λ decide the simulation.
+    pub nominal_lambda: Option<Cycles>,
+}
+
+/// The warp scheduler's policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scheduler {
+    /// Round robin over ready warps, starting after the last issued one.
+    #[default]
+    LooseRoundRobin,
+    /// Keep issuing from the same warp until it stalls, then the oldest ready one.
+    GreedyThenOldest,
+    /// Always the oldest ready warp.
+    OldestFirst,
+}
+
+/// Per-SM (and per-block) resource limits for occupancy.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Limits {
+    pub max_warps_per_sm: u32,
+    pub max_blocks_per_sm: u32,
+    pub max_threads_per_sm: u32,
+    /// 32-bit registers per SM.
+    pub registers_per_sm: u32,
+    /// Registers are allocated per warp in multiples of this many.
+    #[serde(default = "default_reg_unit")]
+    pub register_alloc_unit: u32,
+    /// Bytes of shared memory per SM available to blocks.
+    pub shared_memory_per_sm: u32,
+    /// Shared memory is allocated per block in multiples of this many bytes.
+    #[serde(default = "default_shared_unit")]
+    pub shared_alloc_unit: u32,
+    /// Bytes the driver reserves per block (1 KiB from compute capability 8.0 on).
+    #[serde(default)]
+    pub shared_reserved_per_block: u32,
+    pub max_threads_per_block: u32,
+    pub max_shared_memory_per_block: u32,
+    #[serde(default = "default_max_regs")]
+    pub max_registers_per_thread: u32,
+}
+
+fn default_reg_unit() -> u32 {
+    256
+}
+fn default_shared_unit() -> u32 {
+    256
+}
+fn default_max_regs() -> u32 {
+    255
+}
+
+/// Where a resolved value came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    /// Given in the profile file.
+    File,
+    /// Filled by the class's (or level's) documented rule.
+    Rule,
+}
+
+/// Mapper f's answer for one class on one GPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ClassParams {
+    pub subsystem: SubsystemId,
+    /// Issue latency (CPI): time the subsystem is busy before the next issue.
+    pub lambda: Cycles,
+    /// Completion latency: issue to result available.
+    pub latency: Cycles,
+    pub origin: Origin,
+}
+
+/// λ and Λ of one memory level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct MemParams {
+    pub lambda: Cycles,
+    pub latency: Cycles,
+    pub origin: Origin,
+}
+
+/// A resolved GPU profile (see the module doc for its invariants).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GpuProfile {
+    pub name: String,
+    pub display_name: String,
+    pub architecture: String,
+    pub vendor: String,
+    pub sm_count: u32,
+    pub clock_mhz: f64,
+    pub warp_size: u32,
+    /// Instructions issued per cycle per core (IPC); the valve of Fig. 10.
+    pub issue_limit: f64,
+    pub sub_partitions: u32,
+    pub scheduler: Scheduler,
+    pub limits: Limits,
+    pub subsystems: Vec<Subsystem>,
+    /// Where memory-level-derived classes run (`memory_subsystem` key).
+    pub memory_subsystem: SubsystemId,
+    classes: Vec<ClassParams>,
+    memory: Vec<MemParams>,
+}
+
+impl GpuProfile {
+    /// (subsystem, λ, Λ) of a class. Total: resolution filled every class.
+    pub fn class(&self, c: InstClass) -> &ClassParams {
+        &self.classes[c as usize]
+    }
+
+    pub fn mem(&self, l: MemLevel) -> &MemParams {
+        &self.memory[l as usize]
+    }
+
+    pub fn subsystem(&self, id: SubsystemId) -> &Subsystem {
+        &self.subsystems[id.index()]
+    }
+
+    pub fn subsystem_id(&self, name: &str) -> Option<SubsystemId> {
+        self.subsystems
+            .iter()
+            .position(|s| s.name == name)
+            .map(|i| SubsystemId(i as u16))
+    }
+
+    /// Time between two issues allowed by the issue limit: 1/IL, rounded to the nearest tick
+    /// (exact for IL a divisor of 8000 ticks, e.g. 1, 2, 4, 8).
+    pub fn issue_interval(&self) -> Cycles {
+        Cycles::from_f64(1.0 / self.issue_limit).unwrap_or(Cycles::ZERO)
+    }
+
+    /// Cycles to seconds at the profile's clock.
+    pub fn seconds(&self, c: Cycles) -> f64 {
+        c.to_f64() / (self.clock_mhz * 1e6)
+    }
+
+    /// A bundled profile by name (`h100` is an alias of `hopper-h100`).
+    pub fn bundled(name: &str) -> Result<GpuProfile, GpuError> {
+        let name = if name == "h100" { "hopper-h100" } else { name };
+        match BUNDLED.iter().find(|(n, _)| *n == name) {
+            Some((n, text)) => GpuProfile::parse(text, &format!("bundled profile {n}")),
+            None => Err(GpuError::UnknownGpu {
+                name: name.to_string(),
+                known: bundled_names().join(", "),
+            }),
+        }
+    }
+
+    pub fn from_toml_str(text: &str) -> Result<GpuProfile, GpuError> {
+        GpuProfile::parse(text, "GPU profile")
+    }
+
+    pub fn from_file(path: &Path) -> Result<GpuProfile, GpuError> {
+        let text = std::fs::read_to_string(path).map_err(|source| GpuError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        GpuProfile::parse(&text, &path.display().to_string())
+    }
+
+    fn parse(text: &str, origin: &str) -> Result<GpuProfile, GpuError> {
+        let raw: RawProfile = toml::from_str(text).map_err(|e| GpuError::Toml {
+            origin: origin.to_string(),
+            message: e.to_string().trim_end().to_string(),
+        })?;
+        Resolver { origin }.resolve(raw)
+    }
+}
+
+/// Bundled profile files, in the order `ptx2idg gpus` lists them.
+const BUNDLED: &[(&str, &str)] = &[
+    ("fermi-c2050", include_str!("../profiles/fermi-c2050.toml")),
+    (
+        "kepler-gtx650ti",
+        include_str!("../profiles/kepler-gtx650ti.toml"),
+    ),
+    (
+        "maxwell-k620",
+        include_str!("../profiles/maxwell-k620.toml"),
+    ),
+    (
+        "pascal-gtx1060",
+        include_str!("../profiles/pascal-gtx1060.toml"),
+    ),
+    (
+        "turing-rtx2070",
+        include_str!("../profiles/turing-rtx2070.toml"),
+    ),
+    (
+        "tonga-r9-380",
+        include_str!("../profiles/tonga-r9-380.toml"),
+    ),
+    ("hopper-h100", include_str!("../profiles/hopper-h100.toml")),
+];
+
+/// Names of the bundled profiles.
+pub fn bundled_names() -> Vec<&'static str> {
+    BUNDLED.iter().map(|(n, _)| *n).collect()
+}
+
+// ---------------------------------------------------------------- file schema
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawProfile {
+    name: String,
+    display_name: Option<String>,
+    architecture: String,
+    vendor: String,
+    sm_count: u32,
+    clock_mhz: f64,
+    #[serde(default = "default_warp")]
+    warp_size: u32,
+    issue_limit: f64,
+    #[serde(default = "default_one")]
+    sub_partitions: u32,
+    #[serde(default)]
+    scheduler: Scheduler,
+    #[serde(default = "default_mem_subsystem")]
+    memory_subsystem: String,
+    subsystems: Vec<RawSubsystem>,
+    limits: Limits,
+    #[serde(default)]
+    classes: BTreeMap<String, RawClass>,
+    #[serde(default)]
+    memory: BTreeMap<String, RawMem>,
+}
+
+fn default_warp() -> u32 {
+    32
+}
+fn default_one() -> u32 {
+    1
+}
+fn default_mem_subsystem() -> String {
+    "mem".to_string()
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSubsystem {
+    name: String,
+    nominal_lambda: Option<f64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawClass {
+    subsystem: String,
+    lambda: f64,
+    latency: f64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMem {
+    lambda: f64,
+    latency: f64,
+}
+
+struct Resolver<'a> {
+    origin: &'a str,
+}
+
+impl Resolver<'_> {
+    fn invalid(&self, key: String, message: impl Into<String>) -> GpuError {
+        GpuError::InvalidValue {
+            origin: self.origin.to_string(),
+            key,
+            message: message.into(),
+        }
+    }
+
+    fn cycles(&self, key: String, v: f64) -> Result<Cycles, GpuError> {
+        if !v.is_finite() || v < 0.0 {
+            return Err(self.invalid(key, format!("{v} is not a number of cycles >= 0")));
+        }
+        if !Cycles::is_exact_f64(v) {
+            return Err(self.invalid(
+                key,
+                format!("{v} is not exact in 1/8000-cycle ticks (use at most 3 decimals or a multiple of 1/64)"),
+            ));
+        }
+        Cycles::from_f64(v).ok_or_else(|| self.invalid(key, format!("{v} is too large")))
+    }
+
+    fn positive(&self, key: &str, v: u32) -> Result<(), GpuError> {
+        if v == 0 {
+            return Err(self.invalid(key.to_string(), "must be > 0"));
+        }
+        Ok(())
+    }
+
+    fn resolve(&self, raw: RawProfile) -> Result<GpuProfile, GpuError> {
+        for (k, v) in [
+            ("sm_count", raw.sm_count),
+            ("warp_size", raw.warp_size),
+            ("sub_partitions", raw.sub_partitions),
+            ("limits.max_warps_per_sm", raw.limits.max_warps_per_sm),
+            ("limits.max_blocks_per_sm", raw.limits.max_blocks_per_sm),
+            ("limits.max_threads_per_sm", raw.limits.max_threads_per_sm),
+            ("limits.registers_per_sm", raw.limits.registers_per_sm),
+            ("limits.register_alloc_unit", raw.limits.register_alloc_unit),
+            ("limits.shared_alloc_unit", raw.limits.shared_alloc_unit),
+            (
+                "limits.max_threads_per_block",
+                raw.limits.max_threads_per_block,
+            ),
+            (
+                "limits.max_registers_per_thread",
+                raw.limits.max_registers_per_thread,
+            ),
+        ] {
+            self.positive(k, v)?;
+        }
+        if !(raw.issue_limit.is_finite() && raw.issue_limit > 0.0) {
+            return Err(self.invalid("issue_limit".into(), "must be a number > 0"));
+        }
+        if !(raw.clock_mhz.is_finite() && raw.clock_mhz > 0.0) {
+            return Err(self.invalid("clock_mhz".into(), "must be a number > 0"));
+        }
+
+        if raw.subsystems.is_empty() {
+            return Err(self.invalid("subsystems".into(), "at least one subsystem is needed"));
+        }
+        if raw.subsystems.len() > usize::from(u16::MAX) {
+            return Err(self.invalid("subsystems".into(), "too many subsystems"));
+        }
+        let mut subsystems = Vec::with_capacity(raw.subsystems.len());
+        for (i, s) in raw.subsystems.iter().enumerate() {
+            if subsystems.iter().any(|x: &Subsystem| x.name == s.name) {
+                return Err(self.invalid(
+                    format!("subsystems[{i}].name"),
+                    format!("duplicate subsystem `{}`", s.name),
+                ));
+            }
+            let nominal_lambda = match s.nominal_lambda {
+                Some(v) => Some(self.cycles(format!("subsystems[{i}].nominal_lambda"), v)?),
+                None => None,
+            };
+            subsystems.push(Subsystem {
+                name: s.name.clone(),
+                nominal_lambda,
+            });
+        }
+        let find = |name: &str| {
+            subsystems
+                .iter()
+                .position(|s| s.name == name)
+                .map(|i| SubsystemId(i as u16))
+        };
+        let known_subsystems = || {
+            subsystems
+                .iter()
+                .map(|s| s.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+
+        // Explicit classes and levels first; rules fill the rest below.
+        let mut classes: Vec<Option<ClassParams>> = vec![None; InstClass::ALL.len()];
+        for (name, rc) in &raw.classes {
+            let key = format!("classes.\"{name}\"");
+            let Some(c) = InstClass::from_name(name) else {
+                return Err(self.invalid(
+                    key,
+                    "unknown instruction class (see docs/gpu-profile.md for the taxonomy)",
+                ));
+            };
+            let Some(subsystem) = find(&rc.subsystem) else {
+                return Err(self.invalid(
+                    format!("{key}.subsystem"),
+                    format!(
+                        "unknown subsystem `{}` (declared: {})",
+                        rc.subsystem,
+                        known_subsystems()
+                    ),
+                ));
+            };
+            classes[c as usize] = Some(ClassParams {
+                subsystem,
+                lambda: self.cycles(format!("{key}.lambda"), rc.lambda)?,
+                latency: self.cycles(format!("{key}.latency"), rc.latency)?,
+                origin: Origin::File,
+            });
+        }
+        let mut memory: Vec<Option<MemParams>> = vec![None; MemLevel::ALL.len()];
+        for (name, rm) in &raw.memory {
+            let key = format!("memory.{name}");
+            let Some(l) = MemLevel::from_name(name) else {
+                return Err(self.invalid(
+                    key,
+                    "unknown memory level (dram, l2, l1, shared, local, constant)",
+                ));
+            };
+            memory[l as usize] = Some(MemParams {
+                lambda: self.cycles(format!("{key}.lambda"), rm.lambda)?,
+                latency: self.cycles(format!("{key}.latency"), rm.latency)?,
+                origin: Origin::File,
+            });
+        }
+
+        let memory_subsystem = find(&raw.memory_subsystem).ok_or_else(|| {
+            self.invalid(
+                "memory_subsystem".into(),
+                format!(
+                    "unknown subsystem `{}` (declared: {})",
+                    raw.memory_subsystem,
+                    known_subsystems()
+                ),
+            )
+        })?;
+
+        // Rules form a DAG (class::tests::rules_are_acyclic), so plain recursion terminates.
+        for &l in MemLevel::ALL {
+            self.resolve_mem(l, &mut memory)?;
+        }
+        let memory: Vec<MemParams> = memory.into_iter().flatten().collect();
+        for &c in InstClass::ALL {
+            self.resolve_class(c, &mut classes, &memory, memory_subsystem)?;
+        }
+        let classes: Vec<ClassParams> = classes.into_iter().flatten().collect();
+        debug_assert_eq!(classes.len(), InstClass::ALL.len());
+
+        Ok(GpuProfile {
+            display_name: raw.display_name.unwrap_or_else(|| raw.name.clone()),
+            name: raw.name,
+            architecture: raw.architecture,
+            vendor: raw.vendor,
+            sm_count: raw.sm_count,
+            clock_mhz: raw.clock_mhz,
+            warp_size: raw.warp_size,
+            issue_limit: raw.issue_limit,
+            sub_partitions: raw.sub_partitions,
+            scheduler: raw.scheduler,
+            limits: raw.limits,
+            subsystems,
+            memory_subsystem,
+            classes,
+            memory,
+        })
+    }
+
+    fn resolve_mem(
+        &self,
+        l: MemLevel,
+        memory: &mut [Option<MemParams>],
+    ) -> Result<MemParams, GpuError> {
+        if let Some(p) = memory[l as usize] {
+            return Ok(p);
+        }
+        let p = match l.rule() {
+            MemRule::Required => {
+                return Err(GpuError::MissingKey {
+                    origin: self.origin.to_string(),
+                    key: format!("memory.{l}"),
+                    why: "Table 5 measures it and no rule derives it",
+                })
+            }
+            MemRule::From {
+                level,
+                lambda,
+                latency,
+            } => {
+                let b = self.resolve_mem(level, memory)?;
+                MemParams {
+                    lambda: self.scale(b.lambda, lambda, || format!("memory.{l}"))?,
+                    latency: self.scale(b.latency, latency, || format!("memory.{l}"))?,
+                    origin: Origin::Rule,
+                }
+            }
+        };
+        memory[l as usize] = Some(p);
+        Ok(p)
+    }
+
+    fn scale(
+        &self,
+        c: Cycles,
+        (n, d): (u64, u64),
+        key: impl Fn() -> String,
+    ) -> Result<Cycles, GpuError> {
+        c.mul_ratio(n, d)
+            .ok_or_else(|| self.invalid(key(), "derived value overflows"))
+    }
+
+    fn resolve_class(
+        &self,
+        c: InstClass,
+        classes: &mut [Option<ClassParams>],
+        memory: &[MemParams],
+        mem_sub: SubsystemId,
+    ) -> Result<ClassParams, GpuError> {
+        if let Some(p) = classes[c as usize] {
+            return Ok(p);
+        }
+        let key = || format!("classes.\"{c}\"");
+        let p = match c.rule() {
+            Rule::Required => {
+                return Err(GpuError::MissingKey {
+                    origin: self.origin.to_string(),
+                    key: key(),
+                    why: "Table 5 measures it and no rule derives it",
+                })
+            }
+            Rule::SameAs(b) => ClassParams {
+                origin: Origin::Rule,
+                ..self.resolve_class(b, classes, memory, mem_sub)?
+            },
+            Rule::Scaled {
+                base,
+                lambda,
+                latency,
+            } => {
+                let b = self.resolve_class(base, classes, memory, mem_sub)?;
+                ClassParams {
+                    subsystem: b.subsystem,
+                    lambda: self.scale(b.lambda, lambda, key)?,
+                    latency: self.scale(b.latency, latency, key)?,
+                    origin: Origin::Rule,
+                }
+            }
+            Rule::Memory {
+                level,
+                lambda,
+                latency,
+            } => {
+                let m = memory[level as usize];
+                ClassParams {
+                    subsystem: mem_sub,
+                    lambda: self.scale(m.lambda, lambda, key)?,
+                    latency: self.scale(m.latency, latency, key)?,
+                    origin: Origin::Rule,
+                }
+            }
+            Rule::SlowestArithmetic => {
+                let mut best: Option<ClassParams> = None;
+                for &a in InstClass::ALL.iter().filter(|a| a.is_arithmetic()) {
+                    let p = self.resolve_class(a, classes, memory, mem_sub)?;
+                    match best {
+                        Some(b) if (b.lambda, b.latency) >= (p.lambda, p.latency) => {}
+                        _ => best = Some(p),
+                    }
+                }
+                // is_arithmetic holds for f32.mul at least, so `best` is set.
+                let b = best.ok_or_else(|| self.invalid(key(), "no arithmetic class"))?;
+                ClassParams {
+                    origin: Origin::Rule,
+                    ..b
+                }
+            }
+        };
+        classes[c as usize] = Some(p);
+        Ok(p)
+    }
+}
