@@ -1,0 +1,93 @@
+//! End-to-end tests of the main job, `ptx2idg FILE ...`: the `stats` contract, the JSON
+//! round trip, DOT's size guard and the errors a user meets first.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ptx2idg"))
+        .args(args)
+        .current_dir(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")))
+        .output()
+        .expect("run ptx2idg")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+const AXPY: &[&str] = &[
+    "ptx_samples/sm_90/axpy.ptx",
+    "--kernel",
+    "_Z4axpyfPKfPf",
+    "--grid",
+    "8",
+    "--block",
+    "256",
+];
+
+#[test]
+fn stats_is_one_stable_json_object() {
+    let o = run(&[AXPY, &["--format", "stats"]].concat());
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["kernel"], "_Z4axpyfPKfPf");
+    let classes = v["classes"].as_array().unwrap();
+    assert_eq!(classes.len(), 1);
+    let c = &classes[0];
+    // Group 0 has 8 warps, all on one path.
+    assert_eq!(c["warps"], serde_json::json!([0, 1, 2, 3, 4, 5, 6, 7]));
+    assert_eq!(c["instructions"], 17);
+    let keys: Vec<&str> = c.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(keys, ["critical_path", "edges", "instructions", "warps"]);
+}
+
+#[test]
+fn json_reads_back() {
+    let o = run(&[AXPY, &["--format", "json"]].concat());
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let k = idg::KernelIdgs::from_json(&text(&o.stdout)).unwrap();
+    assert_eq!(k.kernel, "_Z4axpyfPKfPf");
+    assert_eq!(k.warps_per_group, 8);
+}
+
+#[test]
+fn a_million_trips_build_compactly_and_refuse_dot() {
+    let args = [
+        "ptx_samples/sm_90/long_loop.ptx",
+        "--kernel",
+        "long_loop_param",
+        "--block",
+        "32",
+        "--param",
+        "3=1000000",
+    ];
+    let o = run(&[&args[..], &["--format", "stats"]].concat());
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v["classes"][0]["instructions"].as_u64().unwrap() > 4_000_000);
+    let o = run(&[&args[..], &["--format", "dot"]].concat());
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o.stderr).contains("more than the limit"),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+#[test]
+fn several_kernels_and_none_named_lists_them() {
+    let o = run(&["ptx_samples/sm_90/axpy.ptx"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("_Z4axpyfPKfPf") && err.contains("saxpy"),
+        "{err}"
+    );
+}
+
+#[test]
+fn no_file_is_a_usage_error() {
+    let o = run(&["--format", "stats"]);
+    assert_eq!(o.status.code(), Some(2));
+}
