@@ -484,7 +484,7 @@ fn int_op(sem: Sem, ty: IntTy, a: Value, b: Value) -> Value {
         let r = match sem {
             Sem::Not => !ai,
             Sem::Neg => x.wrapping_neg() as u64,
-            _ => x.abs() as u64,
+            _ => x.unsigned_abs() as u64,
         };
         return Value::Int(ty.wrap(r));
     }

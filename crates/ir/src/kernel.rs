@@ -350,7 +350,11 @@ impl Kernel {
 
     /// The CUDA source position of block `b` (first instruction with a `.loc`).
     pub fn block_loc(&self, b: BlockId) -> Option<SrcLoc> {
-        self.block(b).insts.iter().find_map(|i| self.inst(*i).loc)
+        // Line 0 marks compiler-generated code without a source line.
+        self.block(b)
+            .insts
+            .iter()
+            .find_map(|i| self.inst(*i).loc.filter(|l| l.line != 0))
     }
 
     /// The file name of a source position.

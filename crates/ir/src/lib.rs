@@ -43,6 +43,6 @@ pub use loops::{Loop, LoopForest};
 pub use lower::{lower_all, lower_kernel};
 pub use sem::{Cmp, IntTy, Sem};
 pub use trips::{
-    entry_state, resolve_trips, ExplicitTrip, LoopTrip, ProfileEvidence, TripInputs, TripRule,
-    TripSource, TripStats, Trips, Warning,
+    entry_state, entry_states, resolve_trips, ExplicitTrip, LoopTrip, ProfileEvidence, TripInputs,
+    TripRule, TripSource, TripStats, Trips, Warning,
 };

@@ -10,7 +10,9 @@
 //! passing are ordinary def-use chains and the `st.param`/`ld.param` instructions stay as
 //! nodes (they are real instructions before ptxas optimizes the call away). The `call` itself
 //! stays as a node; a callee `ret` becomes a jump to the instruction after the call.
-//! Recursion and calls to body-less (`.extern`) functions are errors naming the callee.
+//! Recursion and calls to body-less (`.extern`) functions are errors naming the callee, except
+//! the CUDA system calls (`vprintf`, `__assertfail`, `malloc`, `free`), kept as opaque `call`
+//! nodes that write their result slots and read their argument slots.
 
 use crate::cfg::Cfg;
 use crate::error::IrError;
@@ -239,16 +241,22 @@ impl<'m> Lowerer<'m> {
         let mut rets: &[ast::Operand] = &[];
         let mut args: &[ast::Operand] = &[];
         let mut callee = None;
+        let mut indirect = false;
         for o in &i.operands {
             match o {
-                ast::Operand::List(v) if callee.is_none() => rets = v,
+                ast::Operand::List(v) if callee.is_none() && !indirect => rets = v,
                 ast::Operand::List(v) => args = v,
-                ast::Operand::Sym(s) if callee.is_none() => callee = Some(s.clone()),
+                ast::Operand::Sym(s) if callee.is_none() && !indirect => callee = Some(s.clone()),
+                ast::Operand::Reg(_) if callee.is_none() => indirect = true,
                 _ => {}
             }
         }
-        let Some(callee) = callee else {
-            return Err(self.err_unsupported("indirect call through a register".into(), line));
+        let Some(callee) = callee.filter(|_| !indirect) else {
+            return Err(self.err_unsupported(
+                "indirect call through a register (its callee is unknown, so it cannot be inlined)"
+                    .into(),
+                line,
+            ));
         };
         let Some(f) = self.module.function(&callee) else {
             return Err(IrError::UndefinedCallee {
@@ -258,6 +266,9 @@ impl<'m> Lowerer<'m> {
             });
         };
         let Some(body) = f.body.as_deref() else {
+            if SYSTEM_CALLS.contains(&callee.as_str()) {
+                return self.opaque_call(scope, i, callee, rets, args);
+            }
             return Err(IrError::ExternCallee {
                 kernel: self.kernel.name.clone(),
                 callee,
@@ -342,6 +353,42 @@ impl<'m> Lowerer<'m> {
         self.flatten(&inner, body)?;
         self.loc = saved_loc;
         self.out.push(Flat::Label(format!("$ret{}", inner.suffix)));
+        Ok(())
+    }
+
+    /// A call to a CUDA system function stays one node: it writes its result slots and
+    /// reads its argument slots.
+    fn opaque_call(
+        &mut self,
+        scope: &Scope,
+        i: &ast::Instruction,
+        callee: String,
+        rets: &[ast::Operand],
+        args: &[ast::Operand],
+    ) -> Result<(), IrError> {
+        let mut inst = self.base_inst(scope, i);
+        inst.guard = i.guard.as_ref().map(|g| Guard {
+            pred: self.reg(scope, &g.pred),
+            negated: g.negated,
+        });
+        let slot_operand = |l: &mut Self, o: &ast::Operand| match o {
+            ast::Operand::Sym(s) => Operand::Addr {
+                base: AddrBase::Slot(l.slot(scope, s)),
+                offset: 0,
+            },
+            o => l.operand(scope, o),
+        };
+        for o in rets {
+            let op = slot_operand(self, o);
+            inst.operands.push(op);
+        }
+        inst.ndefs = rets.len() as u8;
+        inst.operands.push(Operand::Sym(callee));
+        for o in args {
+            let op = slot_operand(self, o);
+            inst.operands.push(op);
+        }
+        self.out.push(Flat::Inst(Box::new(inst), Ctl::None));
         Ok(())
     }
 
@@ -518,7 +565,7 @@ impl<'m> Lowerer<'m> {
         for item in &self.out {
             match item {
                 Flat::Label(name) => {
-                    if !(open && !open_has_inst) {
+                    if !open || open_has_inst {
                         nblocks += 1;
                         open = true;
                         open_has_inst = false;
@@ -682,6 +729,10 @@ impl<'m> Lowerer<'m> {
         })
     }
 }
+
+/// Functions the CUDA driver provides without a PTX body (`printf`, `assert`, device
+/// `malloc`/`free`): calls to them are kept as opaque nodes instead of being inlined.
+const SYSTEM_CALLS: &[&str] = &["vprintf", "__assertfail", "malloc", "free"];
 
 /// Instructions whose first operand is not written (control, barriers, fences, prefetches).
 fn has_destination(op: &ast::Op) -> bool {

@@ -86,14 +86,39 @@ fn loop_line(k: &Kernel, an: &Analysis, l: LoopId, trips: Option<&Trips>) -> Str
             .join(" ")
     );
     if let Some(iv) = an.induction(l) {
+        let sym = iv.symbol.as_ref().map(|o| operand_text(k, o));
+        let aff = |a: crate::induction::Affine| {
+            let mut t = String::new();
+            if a.s != 0 {
+                let name = sym.clone().unwrap_or_default();
+                t = match a.s {
+                    1 => name,
+                    -1 => format!("-{name}"),
+                    s => format!("{s}*{name}"),
+                };
+            }
+            if a.k != 0 || t.is_empty() {
+                if !t.is_empty() && a.k > 0 {
+                    t.push('+');
+                }
+                t.push_str(&a.k.to_string());
+            }
+            t
+        };
+        let name = k.reg_name(iv.iv);
         let _ = write!(
             s,
-            " iv {} {}{}",
-            k.reg_name(iv.iv),
-            if iv.negate_step { "-=" } else { "+=" },
-            operand_text(k, &iv.step)
+            " iv {name} step {} test {name}{}{} {:?} {}",
+            aff(iv.step),
+            if iv.offset.s > 0 || (iv.offset.s == 0 && iv.offset.k >= 0) {
+                "+"
+            } else {
+                ""
+            },
+            aff(iv.offset),
+            iv.cont,
+            operand_text(k, &iv.bound)
         );
-        let _ = write!(s, " while {:?} {}", iv.cont, operand_text(k, &iv.bound));
     }
     if let Some(t) = trips {
         let _ = write!(s, " trips {}", trip_text(t.get(l)));
@@ -293,14 +318,7 @@ pub fn dot(k: &Kernel, an: &Analysis, trips: Option<&Trips>) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "digraph \"{}\" {{", dot_escape(&k.name));
     let _ = writeln!(s, "  node [shape=box, fontname=monospace];");
-    fn cluster(
-        s: &mut String,
-        k: &Kernel,
-        an: &Analysis,
-        l: LoopId,
-        trips: Option<&Trips>,
-        ind: usize,
-    ) {
+    fn cluster(s: &mut String, an: &Analysis, l: LoopId, trips: Option<&Trips>, ind: usize) {
         let lp = an.loops.get(l);
         let pad = "  ".repeat(ind);
         let label = match trips {
@@ -310,7 +328,7 @@ pub fn dot(k: &Kernel, an: &Analysis, trips: Option<&Trips>) -> String {
         let _ = writeln!(s, "{pad}subgraph cluster_{} {{", l.0);
         let _ = writeln!(s, "{pad}  label=\"{}\"; style=rounded;", dot_escape(&label));
         for c in &lp.children {
-            cluster(s, k, an, *c, trips, ind + 1);
+            cluster(s, an, *c, trips, ind + 1);
         }
         for &b in &lp.blocks {
             if an.loops.innermost(b) == Some(l) {
@@ -330,7 +348,7 @@ pub fn dot(k: &Kernel, an: &Analysis, trips: Option<&Trips>) -> String {
         );
     }
     for r in an.loops.roots() {
-        cluster(&mut s, k, an, *r, trips, 1);
+        cluster(&mut s, an, *r, trips, 1);
     }
     for b in k.cfg.blocks() {
         let term = &k.block(b).term;

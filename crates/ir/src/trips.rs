@@ -54,11 +54,13 @@ pub enum TripRule {
 pub struct TripStats {
     pub min: u64,
     pub max: u64,
-    /// Mean over sampled warps of the warp's count (the maximum over its lanes: a warp runs
-    /// a loop while any lane is active).
+    /// Mean over sampled warp entries of the warp's count (the maximum over its lanes: a warp
+    /// runs a loop while any lane is active). A loop nested in another is sampled at its first
+    /// few entries, so triangular loops are represented by their first outer iterations.
     pub warp_mean: f64,
     /// Distinct per-warp counts, ascending (at most 16 listed).
     pub warp_values: Vec<u64>,
+    /// Sampled threads that reach the loop.
     pub threads: u64,
 }
 
@@ -256,10 +258,8 @@ fn reaching(kernel: &Kernel, target: BlockId) -> Vec<bool> {
     seen
 }
 
-/// The state of thread (`ctaid`, `tid`) when it first reaches the header of loop `target`,
-/// following one path (unknown branches take the side that can reach the loop) with every
-/// loop on the way skipped and enclosing loops in their first iteration. `None` when the path
-/// leaves the kernel or needs an iteration of another loop first.
+/// The state of thread (`ctaid`, `tid`) when it first reaches the header of loop `target`
+/// (see [`entry_states`]).
 pub fn entry_state<'l>(
     kernel: &Kernel,
     an: &Analysis,
@@ -269,10 +269,28 @@ pub fn entry_state<'l>(
     target: LoopId,
 ) -> Option<ThreadState<'l>> {
     let reach = reaching(kernel, an.loops.get(target).header);
-    entry_state_with(kernel, an, launch, ctaid, tid, target, &reach)
+    entry_states_with(kernel, an, launch, ctaid, tid, target, &reach, 1).pop()
 }
 
-fn entry_state_with<'l>(
+/// The states of thread (`ctaid`, `tid`) at its first `max` entries into loop `target`.
+/// One path is followed from the kernel entry: unknown branches take the side that can reach
+/// the loop, loops that do not contain the target are skipped (their registers become
+/// unknown), loops around it iterate for real, bounded by a budget of block visits.
+pub fn entry_states<'l>(
+    kernel: &Kernel,
+    an: &Analysis,
+    launch: &'l BoundLaunch,
+    ctaid: [u32; 3],
+    tid: [u32; 3],
+    target: LoopId,
+    max: usize,
+) -> Vec<ThreadState<'l>> {
+    let reach = reaching(kernel, an.loops.get(target).header);
+    entry_states_with(kernel, an, launch, ctaid, tid, target, &reach, max)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn entry_states_with<'l>(
     kernel: &Kernel,
     an: &Analysis,
     launch: &'l BoundLaunch,
@@ -280,22 +298,34 @@ fn entry_state_with<'l>(
     tid: [u32; 3],
     target: LoopId,
     reach: &[bool],
-) -> Option<ThreadState<'l>> {
+    max: usize,
+) -> Vec<ThreadState<'l>> {
     let header = an.loops.get(target).header;
+    let mut out = Vec::new();
     let mut st = ThreadState::new(kernel, launch, ctaid, tid);
     let mut b = kernel.cfg.entry();
-    let limit = 4 * kernel.cfg.len() + 4;
-    for _ in 0..limit {
+    let budget = 16 * kernel.cfg.len() + 64;
+    for _ in 0..budget {
         if b == header {
-            return Some(st);
+            out.push(st.clone());
+            if out.len() >= max {
+                break;
+            }
         }
         if let Some(m) = an.loops.loop_with_header(b) {
             let lp = an.loops.get(m);
-            if !lp.contains(header) {
+            if m == target || !lp.contains(header) {
                 for r in &an.loop_defs[m.index()] {
                     st.set(*r, Value::Unknown);
                 }
-                b = lp.exits.iter().map(|e| e.1).find(|t| reach[t.index()])?;
+                let exits = || lp.exits.iter().map(|e| e.1);
+                match exits()
+                    .find(|t| reach[t.index()])
+                    .or_else(|| exits().next())
+                {
+                    Some(t) => b = t,
+                    None => break,
+                }
                 continue;
             }
         }
@@ -303,31 +333,31 @@ fn entry_state_with<'l>(
             st.step(kernel.inst(i));
         }
         let prefer = |a: BlockId, c: BlockId| if reach[a.index()] { a } else { c };
-        let next = match &kernel.block(b).term {
+        b = match &kernel.block(b).term {
             Term::Goto(t) => *t,
             Term::Cond { guard, taken, fall } => match st.eval_guard(Some(*guard)) {
                 Some(true) => *taken,
                 Some(false) => *fall,
                 None => prefer(*taken, *fall),
             },
-            Term::Switch { index, targets } => match st.get(*index) {
-                Value::Int(i) => *targets.get(i as usize)?,
-                _ => *targets.iter().find(|t| reach[t.index()])?,
-            },
-            Term::Exit => return None,
+            Term::Switch { index, targets } => {
+                let known = match st.get(*index) {
+                    Value::Int(i) => targets.get(i as usize).copied(),
+                    _ => None,
+                };
+                match known.or_else(|| targets.iter().copied().find(|t| reach[t.index()])) {
+                    Some(t) => t,
+                    None => break,
+                }
+            }
+            Term::Exit => break,
         };
-        // A back edge of an enclosing loop: the target was not reached in iteration 0.
-        if an
-            .loops
-            .loop_with_header(next)
-            .is_some_and(|m| an.loops.get(m).contains(b))
-        {
-            return None;
-        }
-        b = next;
     }
-    None
+    out
 }
+
+/// Entries into a loop sampled per thread for statistics.
+const ENTRIES_PER_THREAD: usize = 8;
 
 /// The sampled threads: every thread of the first and of the last block.
 fn sample_threads(launch: &BoundLaunch) -> Vec<([u32; 3], Vec<[u32; 3]>)> {
@@ -364,18 +394,34 @@ fn induction_stats(
     let mut values: Vec<u64> = Vec::new();
     for (ctaid, tids) in sample_threads(launch) {
         for warp in tids.chunks(32) {
-            let mut wmax = None;
+            // Entry e of every lane forms the warp's e-th entry (lanes on one path).
+            let mut wmax: Vec<u64> = Vec::new();
             for &tid in warp {
-                let Some(st) = entry_state_with(kernel, an, launch, ctaid, tid, l, &reach) else {
-                    continue;
-                };
-                let t = iv.trips(&st).ok_or(())?;
-                min = min.min(t);
-                max = max.max(t);
-                threads += 1;
-                wmax = Some(wmax.map_or(t, |w: u64| w.max(t)));
+                let states = entry_states_with(
+                    kernel,
+                    an,
+                    launch,
+                    ctaid,
+                    tid,
+                    l,
+                    &reach,
+                    ENTRIES_PER_THREAD,
+                );
+                if !states.is_empty() {
+                    threads += 1;
+                }
+                for (e, st) in states.iter().enumerate() {
+                    let t = iv.trips(st).ok_or(())?;
+                    min = min.min(t);
+                    max = max.max(t);
+                    if e < wmax.len() {
+                        wmax[e] = wmax[e].max(t);
+                    } else {
+                        wmax.push(t);
+                    }
+                }
             }
-            if let Some(w) = wmax {
+            for w in wmax {
                 warp_sum += w as f64;
                 warps += 1;
                 if let Err(pos) = values.binary_search(&w) {
