@@ -2,8 +2,9 @@
 # Build and run the λ/Λ microbenchmark suite on the current GPU.
 #   bash bench/microbench/run.sh [OUTDIR]
 # Writes OUTDIR/h100_raw.csv (benchmark rows), OUTDIR/h100_env.txt (driver,
-# clocks, toolchain, commands) and OUTDIR/sass.txt.gz (disassembly, to check
-# the PTX->SASS mapping). OUTDIR defaults to bench/microbench/data.
+# clocks, toolchain, commands), OUTDIR/sass.txt.gz (disassembly, to check the
+# PTX->SASS mapping; not committed) and OUTDIR/h100_sass_summary.txt (its
+# per-kernel opcode histogram). OUTDIR defaults to bench/microbench/data.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${1:-$here/data}"
@@ -39,5 +40,6 @@ wait "$pid"
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem --format=csv
 } >> "$env_file" 2>&1
 cuobjdump -sass "$build/mb" | gzip -9 > "$out/sass.txt.gz" || true
+python3 "$here/sass_summary.py" "$out/sass.txt.gz" > "$out/h100_sass_summary.txt" || true
 rm -rf "$build"
 echo "wrote $out/h100_raw.csv ($(wc -l < "$out/h100_raw.csv") lines)"

@@ -168,7 +168,7 @@ static void mix_case() {
   double per_block = 8.0 * it * 8 * 2;
   double lam_group = lambda_from(ra, rb, per_block, 2 * per_block);
   double ipc_alu = BETA / lam_group, ipc_total = (BETA + 1) / lam_group;
-  row("mix", "mix", "beta=" + std::to_string(BETA), ipc_alu, "alu-warp-instr/cycle/SM", nb * 8,
+  row("mix:ex2.approx.ftz.f32", "mix", "beta=" + std::to_string(BETA), ipc_alu, "alu-warp-instr/cycle/SM", nb * 8,
       (long long)it * 8 * 2 * (BETA + 1),
       "ipc_total=" + std::to_string(ipc_total) + " cycles_per_group=" + std::to_string(lam_group));
 }
@@ -184,6 +184,90 @@ template <>
 struct MixSweep<0> {
   static void run() { mix_case<0>(); }
 };
+
+// Same mix with other partners X, each on its own chains (the FFMA chains do
+// not wait for X), to decide for every X whether it shares a pipeline with
+// fma.rn.f32. KIND: 1 fma.rn.f64, 2 mma.sync m16n8k16 f32, 3 ld.shared,
+// 4 mad.lo.s32.
+template <int BETA, int KIND>
+__global__ void __launch_bounds__(256, 8) k_mix2(float a, float b, int iters, int z, SmTimes st,
+                                                  float* sink) {
+  __shared__ unsigned sm[256];
+  sm[threadIdx.x] = (unsigned)__cvta_generic_to_shared(&sm[threadIdx.x]);
+  __syncthreads();
+  float x0 = a + threadIdx.x * z, x1 = b + threadIdx.x * z;
+  double y0 = a + threadIdx.x * z, y1 = b + threadIdx.x * z;
+  float d0[4] = {0.f, 0.f, 0.f, 0.f}, d1[4] = {1.f, 1.f, 1.f, 1.f};
+  unsigned ra = 0x3c003c00u + threadIdx.x * z;
+  unsigned s0 = (unsigned)__cvta_generic_to_shared(&sm[threadIdx.x]) + threadIdx.x * z;
+  unsigned s1 = (unsigned)__cvta_generic_to_shared(&sm[threadIdx.x ^ 1]) + threadIdx.x * z;
+  unsigned u0 = 3 + threadIdx.x * z, u1 = 5 + threadIdx.x * z;
+  __syncthreads();
+  long long t0 = clock64();
+  for (int i = 0; i < iters; ++i) {
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+#pragma unroll
+      for (int k = 0; k < BETA; ++k) {
+        asm volatile("fma.rn.f32 %0, %0, %1, %2;" : "+f"(x0) : "f"(a), "f"(b));
+        asm volatile("fma.rn.f32 %0, %0, %1, %2;" : "+f"(x1) : "f"(a), "f"(b));
+      }
+      if (KIND == 1) {
+        asm volatile("fma.rn.f64 %0, %0, %0, %0;" : "+d"(y0));
+        asm volatile("fma.rn.f64 %0, %0, %0, %0;" : "+d"(y1));
+      } else if (KIND == 2) {
+        asm volatile(
+            "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%4,%4,%4}, {%4,%4}, {%0,%1,%2,%3};"
+            : "+f"(d0[0]), "+f"(d0[1]), "+f"(d0[2]), "+f"(d0[3]) : "r"(ra));
+        asm volatile(
+            "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%4,%4,%4}, {%4,%4}, {%0,%1,%2,%3};"
+            : "+f"(d1[0]), "+f"(d1[1]), "+f"(d1[2]), "+f"(d1[3]) : "r"(ra));
+      } else if (KIND == 3) {
+        asm volatile("ld.shared.u32 %0, [%0];" : "+r"(s0)::"memory");
+        asm volatile("ld.shared.u32 %0, [%0];" : "+r"(s1)::"memory");
+      } else {
+        asm volatile("mad.lo.s32 %0, %0, %0, %1;" : "+r"(u0) : "r"(ra));
+        asm volatile("mad.lo.s32 %0, %0, %0, %1;" : "+r"(u1) : "r"(ra));
+      }
+    }
+  }
+  __syncthreads();
+  long long t1 = clock64();
+  sm_record(st, t0, t1);
+  float s = x0 + x1 + float(y0 + y1) + d0[0] + d0[1] + d0[2] + d0[3] + d1[0] + d1[1] + d1[2] +
+            d1[3] + float(s0 + s1 + u0 + u1);
+  if (iters < 0) sink[threadIdx.x] = s;
+}
+
+template <int BETA, int KIND>
+static void mix2_case(const char* cls) {
+  int nb = blocks_per_sm(k_mix2<BETA, KIND>, 256);
+  auto run = [&](int it) {
+    sm_reset();
+    k_mix2<BETA, KIND><<<nb * g.sms, 256>>>(0.5f, 0.25f, it, 0, g.st, (float*)g.d_sink);
+    return sm_fetch();
+  };
+  run(1);
+  SmResult r0 = run(2);
+  int it = scale_iters(median(r0.cycles), 2, 3e6, 2, 1 << 20);
+  SmResult ra = run(it), rb = run(2 * it);
+  double per_block = 8.0 * it * 8 * 2;
+  double lam_group = lambda_from(ra, rb, per_block, 2 * per_block);
+  row(cls, "mix", "beta=" + std::to_string(BETA), BETA / lam_group, "alu-warp-instr/cycle/SM",
+      nb * 8, (long long)it * 8 * 2 * (BETA + 1),
+      "ipc_total=" + std::to_string((BETA + 1) / lam_group) +
+          " cycles_per_group=" + std::to_string(lam_group));
+}
+
+template <int KIND>
+static void mix2_sweep(const char* cls) {
+  mix2_case<0, KIND>(cls);
+  mix2_case<1, KIND>(cls);
+  mix2_case<2, KIND>(cls);
+  mix2_case<4, KIND>(cls);
+  mix2_case<8, KIND>(cls);
+  mix2_case<16, KIND>(cls);
+}
 
 // ---------------------------------------------------------------- clock
 __global__ void k_clock(long long spin, long long* out) {
@@ -331,6 +415,10 @@ void run_special() {
   }
   // ---- instruction mix
   MixSweep<16>::run();
+  mix2_sweep<1>("mix:fma.rn.f64");
+  mix2_sweep<2>("mix:mma.sync.m16n8k16.f32.f16");
+  mix2_sweep<3>("mix:ld.shared.u32");
+  mix2_sweep<4>("mix:mad.lo.s32");
 }
 
 // ---------------------------------------------------------------- main

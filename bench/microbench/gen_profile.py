@@ -1,0 +1,454 @@
+#!/usr/bin/env python3
+"""Turn the raw microbenchmark CSV into the ptx2idg GPU profile of the H100.
+
+    python3 bench/microbench/gen_profile.py \
+        [--raw bench/microbench/data/h100_raw.csv] \
+        [--env bench/microbench/data/h100_env.txt] \
+        [--out crates/gpu/profiles/hopper-h100.toml]
+
+Python 3 standard library only. Every number in the profile is derived from a
+row of the raw CSV by a rule written next to it below (and listed in
+bench/microbench/README.md); the profile header records the measurement date,
+driver, clocks and commands, the rounding, and the instruction-mix fit that
+decides the subsystems (pipeline-model paper, Sec. 4.2, Eqs. 43-45).
+
+Rounding: λ to the nearest multiple of 1/64 cycle, Λ to the nearest 1/8 cycle
+(values below 1/64 cycle become 0).
+"""
+import argparse
+import csv
+import os
+import statistics
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+LAMBDA_STEP = 64
+LATENCY_STEP = 8
+ISSUE_LIMIT = 4  # 4 sub-partitions (SMSPs) per SM, one warp instruction each per cycle
+
+
+def rl(x):
+    """λ rounded to 1/64 cycle."""
+    return round(max(0.0, x) * LAMBDA_STEP) / LAMBDA_STEP
+
+
+def rL(x):
+    """Λ rounded to 1/8 cycle."""
+    return round(max(0.0, x) * LATENCY_STEP) / LATENCY_STEP
+
+
+class Raw:
+    def __init__(self, path):
+        self.rows = []
+        with open(path, newline="") as f:
+            lines = [ln for ln in f if not ln.startswith("#")]
+        for r in csv.DictReader(lines):
+            r["value"] = float(r["value"])
+            self.rows.append(r)
+        self.index = {(r["class"], r["kind"], r["param"]): r["value"] for r in self.rows}
+
+    def get(self, cls, kind, param=""):
+        key = (cls, kind, param)
+        if key not in self.index:
+            sys.exit(f"gen_profile: missing row {cls},{kind},{param} in the raw CSV")
+        return self.index[key]
+
+    def lat(self, cls, param=""):
+        return self.get(cls, "latency", param)
+
+    def tput(self, cls, param="ilp=4"):
+        return self.get(cls, "throughput", param)
+
+    def all(self, cls, kind):
+        return [(r["param"], r["value"]) for r in self.rows if r["class"] == cls and r["kind"] == kind]
+
+
+def parse_env(path):
+    env = {"date": "unknown", "driver": "unknown", "gpu": "unknown", "nvcc": "unknown",
+           "build": "", "run": "", "smi": []}
+    if not os.path.exists(path):
+        return env
+    with open(path) as f:
+        lines = [ln.rstrip("\n") for ln in f]
+    for i, ln in enumerate(lines):
+        if ln.startswith("date_utc:"):
+            env["date"] = ln.split(":", 1)[1].strip()
+        elif ln.startswith("build:"):
+            env["build"] = ln.split(":", 1)[1].strip()
+        elif ln.startswith("run:"):
+            env["run"] = ln.split(":", 1)[1].strip()
+        elif ln.startswith("nvcc:"):
+            env["nvcc"] = ln.split(":", 1)[1].strip()
+        elif ln.startswith("name,") and i + 1 < len(lines):
+            vals = [v.strip() for v in lines[i + 1].split(",")]
+            env["gpu"], env["driver"] = vals[0], vals[1]
+            env["smi"].append(lines[i + 1].strip())
+    return env
+
+
+# --------------------------------------------------------------------- mix fit
+def mix_fit(raw):
+    """Fit Eqs. 43-45 to every instruction-mix sweep.
+
+    Cycles per group (β fma.rn.f32 + one X) at full occupancy:
+      one subsystem        β·λ1 + λ2          (Eq. 43)
+      separate subsystems  max(β·λ1, λ2)      (Eq. 44)
+      + issue limit IL     max(β·λ1, λ2, (β+1)/IL)  (Eq. 45)
+    λ2 is the β=0 point of the sweep (X alone). λ1 is the fma.rn.f32 cost at
+    the mix kernel's ILP of 2, taken from the ld.shared sweep at β=16 (LDS goes
+    to the memory pipeline, so there the FFMAs alone set the pace); the ILP-4
+    value of the isolated benchmark (0.25) is not reached with ILP 2, which is
+    the Maxwell effect of the paper's Sec. 4.3.
+    """
+    sweeps = {}
+    for r in raw.rows:
+        if r["kind"] != "mix":
+            continue
+        beta = int(r["param"].split("=")[1])
+        cpg = None
+        for tok in r["notes"].split():
+            if tok.startswith("cycles_per_group="):
+                cpg = float(tok.split("=")[1])
+        sweeps.setdefault(r["class"][len("mix:"):], {})[beta] = cpg
+    lds = sweeps.get("ld.shared.u32", {})
+    lam1 = lds[16] / 16 if 16 in lds else raw.tput("fma.rn.f32")
+    fits = {}
+    for x, pts in sweeps.items():
+        lam2 = pts[0]
+        models = {
+            "one": lambda b: b * lam1 + lam2,
+            "separate": lambda b: max(b * lam1, lam2),
+            "issue_limit": lambda b: max(b * lam1, lam2, (b + 1) / ISSUE_LIMIT),
+        }
+        err = {}
+        for m, f in models.items():
+            e = [abs(f(b) - c) / c for b, c in pts.items() if b > 0]
+            err[m] = 100 * sum(e) / len(e)
+        best = min(err, key=err.get)
+        fits[x] = {"lam2": lam2, "err": err, "best": best, "pts": pts}
+    return lam1, fits
+
+
+# --------------------------------------------------------------------- classes
+def build(raw):
+    """Return (classes, memory, notes). classes: list of (name, subsystem, λ, Λ, how)."""
+    lam1, fits = mix_fit(raw)
+
+    def own(x, name):
+        return name if fits.get(x, {}).get("best", "one") != "one" else "alu"
+
+    sfu = own("ex2.approx.ftz.f32", "sfu")
+    fp64 = own("fma.rn.f64", "fp64")
+    tensor = own("mma.sync.m16n8k16.f32.f16", "tensor")
+    imad = own("mad.lo.s32", "alu")  # IMAD stays on the ALU pipeline either way
+    mem = own("ld.shared.u32", "mem")
+
+    C = []
+
+    def direct(name, sub, cls, param="ilp=4", lat_param=""):
+        C.append((name, sub, rl(raw.tput(cls, param)), rL(raw.lat(cls, lat_param)), f"direct: {cls}"))
+
+    # ---- f32 / f16 / f64 arithmetic: direct chains
+    direct("add.f32", "alu", "add.f32")
+    direct("mul.f32", "alu", "mul.f32")
+    direct("fma.f32", "alu", "fma.rn.f32")
+    direct("add.f64", fp64, "add.f64")
+    direct("mul.f64", fp64, "mul.f64")
+    direct("fma.f64", fp64, "fma.rn.f64")
+    direct("add.f16", "alu", "add.f16", "ilp=1")
+    direct("mul.f16", "alu", "mul.f16", "ilp=1")
+    direct("fma.f16", "alu", "fma.rn.f16", "ilp=1")
+    direct("add.f16x2", "alu", "add.f16x2")
+    direct("mul.f16x2", "alu", "mul.f16x2")
+    direct("fma.f16x2", "alu", "fma.rn.f16x2")
+
+    # ---- divisions and square roots: IEEE forms are FFMA sequences around one
+    # MUFU (ALU), approximate forms are one MUFU plus scaling (SFU)
+    direct("div.rn.f32", "alu", "div.rn.f32")
+    direct("div.full.f32", sfu, "div.full.f32")
+    direct("div.approx.f32", sfu, "div.approx.f32")
+    direct("div.approx.ftz.f32", sfu, "div.approx.ftz.f32")
+    direct("rcp.rn.f32", "alu", "rcp.rn.f32")
+    direct("rcp.approx.f32", sfu, "rcp.approx.f32")
+    direct("sqrt.rn.f32", "alu", "sqrt.rn.f32")
+    direct("sqrt.approx.f32", sfu, "sqrt.approx.f32")
+    direct("sqrt.approx.ftz.f32", sfu, "sqrt.approx.ftz.f32")
+    direct("rsqrt.approx.f32", sfu, "rsqrt.approx.f32")
+    direct("rsqrt.approx.ftz.f32", sfu, "rsqrt.approx.ftz.f32")
+    direct("sin.approx.f32", sfu, "sin.approx.f32")
+    direct("sin.approx.ftz.f32", sfu, "sin.approx.ftz.f32")
+    direct("cos.approx.f32", sfu, "cos.approx.f32")
+    direct("cos.approx.ftz.f32", sfu, "cos.approx.ftz.f32")
+    direct("tanh.approx.f32", sfu, "tanh.approx.f32")
+    direct("div.rn.f64", fp64, "div.rn.f64")
+    direct("rcp.rn.f64", fp64, "rcp.rn.f64")
+    direct("sqrt.rn.f64", fp64, "sqrt.rn.f64")
+    direct("rsqrt.approx.f64", fp64, "rsqrt.approx.f64")
+
+    # ---- MUFU ops chained through add.f32: Λ = pair − Λ(add.f32); the pair's
+    # λ is the MUFU's (the FADD runs on another pipeline and hides)
+    L_fadd = raw.lat("add.f32")
+    for name, cls in [("rcp.approx.ftz.f32", "rcp.approx.ftz.f32+add.f32"),
+                      ("ex2.approx.f32", "ex2.approx.f32+add.f32"),
+                      ("ex2.approx.ftz.f32", "ex2.approx.ftz.f32+add.f32"),
+                      ("lg2.approx.f32", "lg2.approx.f32+add.f32"),
+                      ("lg2.approx.ftz.f32", "lg2.approx.ftz.f32+add.f32")]:
+        C.append((name, sfu, rl(raw.tput(cls)), rL(raw.lat(cls) - L_fadd),
+                  f"pair {cls}: Λ = pair − Λ(add.f32), λ = pair"))
+
+    # ---- integer: ptxas merges two adds (or two logic ops) into one IADD3/LOP3,
+    # so the chains alternate families. shl+xor run on the same INT pipeline:
+    # each gets half of the pair. add = (add+xor) − xor for Λ; for λ the pair
+    # overlaps (IMAD.IADD on the FMA pipeline, LOP3 on INT), so add gets half.
+    L_sx, T_sx = raw.lat("shl.b32+xor.b32"), raw.tput("shl.b32+xor.b32")
+    L_logic, T_logic = L_sx / 2, T_sx / 2
+    L_ax, T_ax = raw.lat("add.s32+xor.b32"), raw.tput("add.s32+xor.b32")
+    C.append(("logic.b32", "alu", rl(T_logic), rL(L_logic), "half of pair shl.b32+xor.b32"))
+    C.append(("shift.b32", "alu", rl(raw.tput("shr.u32+xor.b32") / 2),
+              rL(raw.lat("shr.u32+xor.b32") - L_logic), "pair shr.u32+xor.b32 − logic"))
+    C.append(("add.s32", "alu", rl(T_ax / 2), rL(L_ax - L_logic), "pair add.s32+xor.b32 − logic"))
+    C.append(("add.s64", "alu", rl(raw.tput("add.s64+xor.b64") / 2),
+              rL(raw.lat("add.s64+xor.b64") / 2),
+              "half of pair add.s64+xor.b64 (IADD3+IADD3.X, 2x LOP3)"))
+    C.append(("mov.b32", "alu", rl(raw.tput("mov.b32+add.s32+xor.b32") - T_ax),
+              rL(raw.lat("mov.b32+add.s32+xor.b32") - L_ax),
+              "triple mov+add+xor − pair add+xor (ptxas copy-propagates register moves)"))
+    direct("mul.lo.s32", imad, "mul.lo.s32")
+    direct("mad.lo.s32", imad, "mad.lo.s32")
+    direct("mul.wide.s32", imad, "mul.wide.s32")
+    direct("div.s32", "alu", "div.s32")
+    direct("div.u32", "alu", "div.u32")
+    direct("rem.s32", "alu", "rem.s32")
+    direct("rem.u32", "alu", "rem.u32")
+    direct("div.s64", "alu", "div.s64", "ilp=2")
+    L_ss, T_ss = raw.lat("setp.s32+selp.b32"), raw.tput("setp.s32+selp.b32")
+    C.append(("setp.s32", "alu", rl(T_ss / 2), rL(L_ss / 2), "half of pair setp.s32+selp.b32"))
+    C.append(("selp.b32", "alu", rl(T_ss / 2), rL(L_ss / 2), "half of pair setp.s32+selp.b32"))
+    L_sf, T_sf = raw.lat("setp.f32+selp.f32"), raw.tput("setp.f32+selp.f32")
+    C.append(("setp.f32", "alu", rl(T_sf / 2), rL(L_sf / 2), "half of pair setp.f32+selp.f32"))
+    C.append(("vote.any", "alu", rl(raw.tput("vote.any+setp+selp") - T_ss),
+              rL(raw.lat("vote.any+setp+selp") - L_ss), "triple vote.any+setp+selp − pair setp+selp"))
+    C.append(("vote.ballot", "alu", rl(raw.tput("vote.ballot+setp") - T_ss / 2),
+              rL(raw.lat("vote.ballot+setp") - L_ss / 2), "pair vote.ballot+setp − setp"))
+    direct("shfl.sync.bfly", mem, "shfl.sync.bfly.b32")
+    direct("shfl.sync.idx", mem, "shfl.sync.idx.b32")
+
+    # ---- conversions: round trips, split evenly
+    for a, b, cls, sub in [("cvt.f32.s32", "cvt.s32.f32", "cvt.f32.s32+cvt.s32.f32", "alu"),
+                           ("cvt.f64.f32", "cvt.f32.f64", "cvt.f64.f32+cvt.f32.f64", fp64),
+                           ("cvt.f16.f32", "cvt.f32.f16", "cvt.f16.f32+cvt.f32.f16", "alu"),
+                           ("cvt.f64.s32", "cvt.s32.f64", "cvt.f64.s32+cvt.s32.f64", fp64)]:
+        for n in (a, b):
+            C.append((n, sub, rl(raw.tput(cls) / 2), rL(raw.lat(cls) / 2), f"half of round trip {cls}"))
+
+    # ---- tensor cores
+    direct("mma.sync.m16n8k16.f32", tensor, "mma.sync.m16n8k16.f32.f16")
+    direct("mma.sync.m16n8k16.f16", tensor, "mma.sync.m16n8k16.f16.f16")
+    C.append(("wmma.mma.m16n16k16", tensor, rl(raw.tput("wmma.mma.sync.m16n16k16.f32.f16", "ilp=2")),
+              rL(raw.lat("wmma.mma.sync.m16n16k16.f32.f16")), "direct (2 HMMA.16816 per wmma)"))
+
+    # ---- control: bar.sync Λ from one warp alone, λ from a full SM (the
+    # one-block latency grows by ≈ λ per extra warp, which the simulator's
+    # issue of each warp's barrier reproduces); bra from the counted loop
+    bar_lat = dict(raw.all("bar.sync", "latency"))
+    bar_tp = dict(raw.all("bar.sync", "throughput"))
+    bar_lambda = statistics.median(v for k, v in bar_tp.items() if k != "warps_per_block=1")
+    C.append(("bar.sync", "sync", rl(bar_lambda), rL(bar_lat["warps_per_block=1"]),
+              "Λ: one warp alone; λ: median over 2..32 warps per block at full occupancy"))
+    L_add = L_ax - L_logic
+    C.append(("bra", "alu",
+              rl(raw.tput("loop.iteration", "sub+setp+bra") - T_ax / 2 - T_ss / 2),
+              rL(raw.lat("loop.iteration", "sub+setp+bra") - L_add - L_ss / 2),
+              "loop iteration (sub+setp+bra) − add − setp"))
+
+    # ---- atomics and asynchronous copies
+    C.append(("atom.global", mem, rl(raw.tput("atom.global.add.u32", "distinct")),
+              rL(raw.lat("atom.global.add.u32", "distinct")), "distinct words, coalesced"))
+    C.append(("atom.global.contended", mem, rl(raw.tput("atom.global.add.u32", "same_address")),
+              rL(raw.lat("atom.global.add.u32", "same_address")),
+              "λ: every thread of a full grid on one word; Λ: one warp on one word"))
+    C.append(("atom.global.f32", mem, rl(raw.tput("atom.global.add.f32", "distinct")),
+              rL(raw.lat("atom.global.add.f32", "distinct")), "distinct words"))
+    C.append(("red.global", mem, rl(raw.tput("red.global.add.u32", "distinct")),
+              rL(raw.lat("atom.global.add.u32", "distinct")), "λ measured; Λ taken from atom.global"))
+    C.append(("atom.shared", mem, rl(raw.tput("atom.shared.add.u32", "distinct")),
+              rL(raw.lat("atom.shared.add.u32", "distinct")), "distinct words"))
+    C.append(("atom.shared.contended", mem, rl(raw.tput("atom.shared.add.u32", "same_address")),
+              rL(raw.lat("atom.shared.add.u32", "same_address")), "all 32 lanes on one word"))
+    C.append(("cp.async", mem, rl(raw.tput("cp.async.cg", "l2_16B")),
+              rL(raw.lat("cp.async.cg", "l2_16B")), "16 B/lane from L2; Λ = cp.async + wait_all"))
+    C.append(("ld.param", mem, rl(raw.tput("ld.const", "cached")), rL(raw.lat("ld.const", "cached")),
+              "constant-bank load at a fixed address (ptxas usually folds ld.param into an operand)"))
+
+    # ---- memory levels, per 4-byte-per-lane coalesced warp access (128 B)
+    M = {}
+    dram_bpc = raw.get("ld.global", "bandwidth", "dram_read_b32")
+    l2_bpc = raw.get("ld.global", "bandwidth", "l2_read_v4")
+    l1_bpc = raw.get("ld.global", "bandwidth", "l1_read_v4")
+    M["dram"] = (rl(128 / dram_bpc),
+                 rL(statistics.mean([raw.lat("ld.global", "dram_random"), raw.lat("ld.global", "dram_seq")])),
+                 "λ = 128 B / DRAM read bandwidth; Λ = mean of random and strided cold chases")
+    M["l2"] = (rl(128 / l2_bpc), rL(raw.lat("ld.global", "l2")),
+               "λ = 128 B / L2 read bandwidth; Λ = warm ld.cg chase over 8 MiB")
+    M["l1"] = (rl(128 / l1_bpc), rL(raw.lat("ld.global", "l1")),
+               "λ = 128 B / L1 read bandwidth; Λ = warm chase over 16 KiB")
+    M["shared"] = (rl(raw.tput("ld.shared", "ways=1")), rL(raw.lat("ld.shared", "ways=1")),
+                   "conflict-free ld.shared.u32")
+    M["local"] = (rl(raw.tput("ld.local", "l1")), rL(raw.lat("ld.local", "l1")), "L1-resident stack")
+    M["constant"] = (rl(raw.tput("ld.const", "cached")), rL(raw.lat("ld.const", "cached")),
+                     "uniform address, constant cache hit")
+    return C, M, (lam1, fits, sfu, fp64, tensor, mem)
+
+
+def fmt(x):
+    s = f"{x:.6f}".rstrip("0")
+    return s + "0" if s.endswith(".") else s
+
+
+# Taxonomy class (docs/gpu-profile.md) -> the measured PTX form that represents
+# it: the form nvcc emits by default (no fast-math), which is what the samples
+# contain. The other measured forms are listed in the header.
+TAXONOMY = [
+    ("f32.add", "add.f32"), ("f32.mul", "mul.f32"), ("f32.fma", "fma.f32"),
+    ("f32.div", "div.rn.f32"), ("f32.sqrt", "sqrt.rn.f32"), ("f32.rcp", "rcp.rn.f32"),
+    ("sfu.sin", "sin.approx.f32"), ("sfu.cos", "cos.approx.f32"), ("sfu.ex2", "ex2.approx.f32"),
+    ("sfu.lg2", "lg2.approx.f32"), ("sfu.rcp", "rcp.approx.f32"), ("sfu.rsqrt", "rsqrt.approx.f32"),
+    ("sfu.sqrt", "sqrt.approx.f32"), ("sfu.tanh", "tanh.approx.f32"),
+    ("f64.add", "add.f64"), ("f64.mul", "mul.f64"), ("f64.fma", "fma.f64"),
+    ("f64.div", "div.rn.f64"), ("f64.sqrt", "sqrt.rn.f64"), ("f64.rcp", "rcp.rn.f64"),
+    ("f16.arith", "fma.f16x2"),
+    ("int.add", "add.s32"), ("int.mul", "mul.lo.s32"), ("int.mad", "mad.lo.s32"),
+    ("int.div", "div.s32"), ("int.rem", "rem.s32"), ("int.logic", "logic.b32"),
+    ("int.shift", "shift.b32"), ("setp", "setp.s32"), ("selp", "selp.b32"),
+    ("cvt", "cvt.f32.s32"), ("mov", "mov.b32"), ("shfl", "shfl.sync.bfly"), ("vote", "vote.any"),
+    ("atom.global", "atom.global"), ("atom.shared", "atom.shared"), ("cp.async", "cp.async"),
+    ("tensor.mma", "mma.sync.m16n8k16.f32"), ("bar.sync", "bar.sync"), ("branch", "bra"),
+]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--raw", default=os.path.join(HERE, "data", "h100_raw.csv"))
+    ap.add_argument("--env", default=os.path.join(HERE, "data", "h100_env.txt"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "crates", "gpu", "profiles", "hopper-h100.toml"))
+    a = ap.parse_args()
+    raw = Raw(a.raw)
+    env = parse_env(a.env)
+    classes, memory, (lam1, fits, sfu, fp64, tensor, mem) = build(raw)
+    prop = lambda k: raw.get("device", "property", k)
+    clocks = [v for k, v in raw.all("clock", "property")]
+
+    o = []
+    w = o.append
+    by = {c[0]: c for c in classes}
+    w("# ptx2idg GPU profile: NVIDIA H100 80GB HBM3 (Hopper, sm_90), measured by us.")
+    w("# GENERATED by bench/microbench/gen_profile.py from bench/microbench/data/h100_raw.csv;")
+    w("# do not edit by hand: re-run the suite and the generator (bench/microbench/README.md).")
+    w("#")
+    w(f"# measured:        {env['date']} on {env['gpu']}, driver {env['driver']}")
+    w(f"# toolchain:       {env['nvcc']}")
+    for s in env["smi"]:
+        w(f"# nvidia-smi:      {s}")
+    w("#                  (name, driver, SM clock, max SM clock, memory clock, ...; before / after)")
+    w("# SM clock in kernels: " + ", ".join(f"{c:.0f}" for c in clocks)
+      + " MHz (clock64 cycles / globaltimer ns: at start, after the arithmetic part, at end)")
+    w("# commands:        bash bench/microbench/run.sh bench/microbench/data")
+    w(f"#                  (= {env['build']} ; {env['run']})")
+    w("#                  python3 bench/microbench/gen_profile.py")
+    w("# units:           λ = cycles per warp instruction per SM (issue/throughput cost), from a")
+    w("#                  resident full grid of independent chains; Λ = cycles from issue until a")
+    w("#                  dependent instruction may issue, from one warp running a dependent chain.")
+    w(f"# rounding:        λ to the nearest 1/{LAMBDA_STEP} cycle, Λ to the nearest 1/{LATENCY_STEP} cycle.")
+    w("# not measured:    register/shared allocation units, max registers per thread (CUDA")
+    w("#                  occupancy calculator, cc 9.0), the scheduler policy; classes not listed")
+    w("#                  (int.bits, cvt.int, ld/st.*, fence, misc) follow docs/gpu-profile.md rules.")
+    w("#")
+    w("# Subsystems from the instruction-mix sweeps (β fma.rn.f32 + 1 X per group, full occupancy),")
+    w(f"# fitted with Eqs. 43-45 (λ1 = {lam1:.3f}: fma.rn.f32 at the mix kernel's ILP of 2; IL = {ISSUE_LIMIT}).")
+    w("# Mean relative error of the cycles per group over β = 1..16:")
+    for x, f in fits.items():
+        e = f["err"]
+        w(f"#   {x:28s} λ2={f['lam2']:.3f} one={e['one']:5.1f}% separate={e['separate']:5.1f}%"
+          f" issue_limit={e['issue_limit']:5.1f}% -> {f['best']}")
+    w("# A partner that fits 'one' shares the 'alu' subsystem with fma.rn.f32.")
+    w("#")
+    w("# Shared-memory bank conflicts (w lanes per bank, D = w - 1), ld.shared.u32:")
+    bl = dict(raw.all("ld.shared", "latency"))
+    bt = dict(raw.all("ld.shared", "throughput"))
+    for k in sorted(bl, key=lambda s: int(s.split("=")[1])):
+        w(f"#   {k:9s} Λ' = {bl[k]:6.2f}  λ' = {bt[k]:6.2f}")
+    w("#   λ' = (1 + D)·λ holds exactly; Λ' grows by about 2·λ per extra way (Λ + 2·D·λ),")
+    w("#   twice the Λ + D·λ of the paper's formula.")
+    w("# Uncoalesced global loads (32 distinct 128 B lines per warp request), Λ:")
+    for p in ("l1_32lines", "l2_32lines", "dram_32lines"):
+        w(f"#   {p:13s} {raw.lat('ld.global', p):7.1f} cycles")
+    w("# bar.sync, one block alone on its SM, Λ by warps per block: "
+      + ", ".join(f"{k.split('=')[1]}:{v:.0f}" for k, v in raw.all("bar.sync", "latency")))
+    w(f"# Bandwidth, bytes/cycle/SM: DRAM read {raw.get('ld.global', 'bandwidth', 'dram_read_b32'):.2f}, "
+      f"DRAM write {raw.get('st.global', 'bandwidth', 'dram_write_v4'):.2f}, "
+      f"L2 read {raw.get('ld.global', 'bandwidth', 'l2_read_v4'):.2f}, "
+      f"L1 read {raw.get('ld.global', 'bandwidth', 'l1_read_v4'):.2f}.")
+    w("#")
+    w("# Every measured PTX form (name, subsystem, λ, Λ; how it was derived):")
+    for name, sub, lam, L, how in classes:
+        w(f"#   {name:24s} {sub:5s} {fmt(lam):>10s} {fmt(L):>9s}  {how}")
+    w("")
+    w('name = "hopper-h100"')
+    w('display_name = "NVIDIA H100 80GB HBM3 (SXM5)"')
+    w('architecture = "Hopper"')
+    w('vendor = "NVIDIA"')
+    w(f"sm_count = {int(prop('sm_count'))}")
+    w(f"clock_mhz = {int(round(prop('max_clock_khz') / 1000))}  # max = observed SM clock under load")
+    w(f"warp_size = {int(prop('warp_size'))}")
+    w(f"issue_limit = {ISSUE_LIMIT}  # 4 schedulers x 1 warp instruction per cycle")
+    w("sub_partitions = 4")
+    w('scheduler = "loose-round-robin"  # not measured')
+    w('memory_subsystem = "mem"')
+    w("")
+    nominal = {"alu": by["fma.f32"][2], "sfu": fits["ex2.approx.ftz.f32"]["lam2"] if "ex2.approx.ftz.f32" in fits else None}
+    used = []
+    for _, sub, _, _, _ in [by[m] for _, m in TAXONOMY]:
+        if sub not in used:
+            used.append(sub)
+    w("subsystems = [")
+    for sub in used:
+        nl = nominal.get(sub)
+        w(f'  {{ name = "{sub}", nominal_lambda = {fmt(rl(nl))} }},' if nl else f'  {{ name = "{sub}" }},')
+    w("]")
+    w("")
+    w("[limits]")
+    w(f"max_warps_per_sm = {int(prop('max_threads_per_sm')) // int(prop('warp_size'))}")
+    w(f"max_blocks_per_sm = {int(prop('max_blocks_per_sm'))}")
+    w(f"max_threads_per_sm = {int(prop('max_threads_per_sm'))}")
+    w(f"registers_per_sm = {int(prop('registers_per_sm'))}")
+    w("register_alloc_unit = 256  # occupancy calculator, cc 9.0")
+    w(f"shared_memory_per_sm = {int(prop('shared_memory_per_sm'))}")
+    w("shared_alloc_unit = 128  # occupancy calculator, cc 9.0")
+    w(f"shared_reserved_per_block = {int(prop('reserved_shared_memory_per_block'))}")
+    w(f"max_threads_per_block = {int(prop('max_threads_per_block'))}")
+    w(f"max_shared_memory_per_block = {int(prop('shared_memory_per_block_optin'))}")
+    w("max_registers_per_thread = 255")
+    w("")
+    w("[classes]")
+    width = max(len(t) for t, _ in TAXONOMY) + 2
+    for tax, m in TAXONOMY:
+        _, sub, lam, L, _ = by[m]
+        key = f'"{tax}"'
+        w(f'{key:{width}s} = {{ subsystem = "{sub}", lambda = {fmt(lam)}, latency = {fmt(L)} }}  # {m}')
+    w("")
+    w("[memory]")
+    for lvl in ("dram", "l2", "l1", "shared", "local", "constant"):
+        lam, L, how = memory[lvl]
+        w(f"{lvl:8s} = {{ lambda = {fmt(lam)}, latency = {fmt(L)} }}  # {how}")
+    text = "\n".join(o).rstrip("\n") + "\n"
+    os.makedirs(os.path.dirname(a.out), exist_ok=True)
+    with open(a.out, "w") as f:
+        f.write(text)
+    print(f"wrote {os.path.relpath(a.out, ROOT)}: {len(TAXONOMY)} classes "
+          f"({len(classes)} measured forms), {len(memory)} memory levels")
+
+
+if __name__ == "__main__":
+    main()
