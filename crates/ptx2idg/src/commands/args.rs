@@ -1,6 +1,8 @@
 //! Reusable clap argument groups: the launch (`--grid`, `--block`, `--param`) and the
 //! trip-count inputs (`--trips`, `--invocation`, `--explain`). Shared by `cfg`, the main IDG
-//! job, `simulate` and `models`, so every command reads launches and trips the same way.
+//! job, `simulate` and `models`, so every command reads launches and trips the same way:
+//! [`TripsArgs::load`] reads every `--trips` file through the `profile` crate (format detected
+//! by content) and turns it into the `ir` crate's typed trip inputs.
 
 use std::path::PathBuf;
 
@@ -75,6 +77,102 @@ pub struct TripsArgs {
     /// List every loop with its trip count, source and PTX line.
     #[arg(long)]
     pub explain: bool,
+}
+
+/// What the `--trips` files say about one kernel.
+#[derive(Debug, Clone, Default)]
+pub struct TripData {
+    /// Trips-table rows naming this kernel, in file order.
+    pub explicit: Vec<ir::ExplicitTrip>,
+    /// Warp instructions per warp from the first profiler file that has them.
+    pub evidence: Option<ir::ProfileEvidence>,
+    /// Every parsed file (mapper g reads DRAM / L2 / shared metrics from them).
+    pub profiles: Vec<profile::Profile>,
+    /// Things the user should know (e.g. profiler files without instruction counts).
+    pub notes: Vec<String>,
+}
+
+impl TripData {
+    /// The inputs of `ir::resolve_trips`.
+    pub fn inputs(&self) -> ir::TripInputs<'_> {
+        ir::TripInputs {
+            explicit: &self.explicit,
+            profile: self.evidence.as_ref(),
+        }
+    }
+}
+
+impl TripsArgs {
+    /// The selected invocation of a kernel launched several times.
+    pub fn invocation(&self) -> profile::Invocation {
+        match self.invocation {
+            Some(n) => profile::Invocation::Index(n),
+            None => profile::Invocation::Median,
+        }
+    }
+
+    /// Reads every `--trips` file for kernel `entry` (mangled). Errors are complete messages
+    /// naming the file (and row / column where the profile crate knows them).
+    pub fn load(&self, entry: &str) -> Result<TripData, String> {
+        let mut data = TripData::default();
+        let mut profiler_files = Vec::new();
+        for path in &self.trips {
+            let p = profile::load(path).map_err(|e| e.to_string())?;
+            if p.format == profile::Format::TripsTable {
+                let names = [entry];
+                for row in &p.trips {
+                    if ir::names::select_kernel(&names, Some(&row.kernel)).is_err()
+                        && !profile::matches(&row.kernel, entry)
+                    {
+                        continue;
+                    }
+                    data.explicit.push(ir::ExplicitTrip {
+                        file: p.origin.clone(),
+                        row: row.row,
+                        loop_ref: match &row.loop_ref {
+                            profile::LoopRef::Label(l) => l.clone(),
+                            profile::LoopRef::Line(n) => format!("line:{n}"),
+                        },
+                        trips: row.trips,
+                    });
+                }
+            } else {
+                profiler_files.push(p.origin.clone());
+                match p.kernel(entry) {
+                    Ok(_) => {
+                        let launch = p
+                            .launch(entry, self.invocation())
+                            .map_err(|e| e.to_string())?;
+                        match launch.warp_insts_per_warp() {
+                            Some(w) if data.evidence.is_none() => {
+                                data.evidence = Some(ir::ProfileEvidence {
+                                    file: p.origin.clone(),
+                                    warp_insts_per_warp: w,
+                                })
+                            }
+                            Some(_) => {}
+                            None => data.notes.push(format!(
+                                "{}: no warp instruction / warps launched counts for `{entry}`; not used for trip counts",
+                                p.origin
+                            )),
+                        }
+                    }
+                    // A file profiling other kernels only is fine as long as some file has this one.
+                    Err(profile::ProfileError::NoKernel { .. }) => {}
+                    Err(e) => return Err(e.to_string()),
+                }
+                data.profiles.push(p);
+            }
+        }
+        if !profiler_files.is_empty() && data.profiles.iter().all(|p| p.kernel(entry).is_err()) {
+            return Err(format!(
+                "no profiler file has kernel `{}` ({})",
+                ir::names::display_name(entry),
+                profiler_files.join(", ")
+            ));
+        }
+        Ok(data)
+    }
 }
 
 #[cfg(test)]

@@ -36,34 +36,6 @@ fn fail(file: &str, e: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(1)
 }
 
-/// Reads the `--trips` files: plain trips tables become explicit rows for `kernel`.
-fn explicit_rows(args: &TripsArgs, kernel: &str) -> Result<Vec<ir::ExplicitTrip>, (String, String)> {
-    let mut rows = Vec::new();
-    for path in &args.trips {
-        let name = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| (name.clone(), e.to_string()))?;
-        let first = text
-            .lines()
-            .map(str::trim)
-            .find(|l| !l.is_empty() && !l.starts_with('#'))
-            .unwrap_or("");
-        if first.replace(' ', "") != "kernel,loop,trips" {
-            return Err((
-                name,
-                "only plain trips tables (`kernel,loop,trips`) are read by `cfg` so far; profiler CSVs need the profile crate, which is not wired in yet".into(),
-            ));
-        }
-        let parsed = ir::trips::parse_trips_table(&text, &name).map_err(|e| (name.clone(), e.to_string()))?;
-        for (k, row) in parsed {
-            let names = [kernel];
-            if ir::names::select_kernel(&names, Some(&k)).is_ok() {
-                rows.push(row);
-            }
-        }
-    }
-    Ok(rows)
-}
-
 pub fn run(args: &CfgArgs) -> ExitCode {
     let file = args.file.display().to_string();
     let src = match std::fs::read_to_string(&args.file) {
@@ -94,15 +66,17 @@ pub fn run(args: &CfgArgs) -> ExitCode {
         Ok(l) => l,
         Err(e) => return fail(&file, e),
     };
-    let rows = match explicit_rows(&args.trips, &name) {
-        Ok(r) => r,
-        Err((f, e)) => return fail(&f, e),
+    let data = match args.trips.load(&name) {
+        Ok(d) => d,
+        Err(e) => {
+            diag::usage(&e);
+            return ExitCode::from(1);
+        }
     };
-    let inputs = ir::TripInputs {
-        explicit: &rows,
-        profile: None,
-    };
-    let trips = match ir::resolve_trips(&kernel, &an, &launch, &inputs) {
+    for n in &data.notes {
+        diag::usage(n);
+    }
+    let trips = match ir::resolve_trips(&kernel, &an, &launch, &data.inputs()) {
         Ok(t) => t,
         Err(e) => return fail(&file, e),
     };
