@@ -279,6 +279,12 @@ def build(raw):
               rL(raw.lat("atom.shared.add.u32", "same_address")), "all 32 lanes on one word"))
     C.append(("cp.async", mem, rl(raw.tput("cp.async.cg", "l2_16B")),
               rL(raw.lat("cp.async.cg", "l2_16B")), "16 B/lane from L2; Λ = cp.async + wait_all"))
+    C.append(("st.shared", mem, rl(raw.tput("st.shared", "b32")), rL(raw.lat("ld.shared", "ways=1")),
+              "λ: 4 B/lane stores; Λ taken from ld.shared"))
+    C.append(("st.local", mem, rl(raw.tput("st.local", "b32")), rL(raw.lat("ld.local", "l1")),
+              "λ: 4 B/lane stores (write-through: far slower than ld.local); Λ taken from ld.local"))
+    C.append(("st.global.l2", mem, rl(raw.tput("st.global", "b32")), rL(raw.lat("ld.global", "l2")),
+              "λ: 4 B/lane stores to an L2-resident region; Λ taken from ld.global at L2 (not in [classes]: st.global follows ld.global)"))
     C.append(("ld.param", mem, rl(raw.tput("ld.const", "cached")), rL(raw.lat("ld.const", "cached")),
               "constant-bank load at a fixed address (ptxas usually folds ld.param into an operand)"))
 
@@ -324,6 +330,7 @@ TAXONOMY = [
     ("int.shift", "shift.b32"), ("setp", "setp.s32"), ("selp", "selp.b32"),
     ("cvt", "cvt.f32.s32"), ("mov", "mov.b32"), ("shfl", "shfl.sync.bfly"), ("vote", "vote.any"),
     ("atom.global", "atom.global"), ("atom.shared", "atom.shared"), ("cp.async", "cp.async"),
+    ("st.shared", "st.shared"), ("st.local", "st.local"),
     ("tensor.mma", "mma.sync.m16n8k16.f32"), ("bar.sync", "bar.sync"), ("branch", "bra"),
 ]
 
@@ -363,7 +370,8 @@ def main():
     w(f"# rounding:        λ to the nearest 1/{LAMBDA_STEP} cycle, Λ to the nearest 1/{LATENCY_STEP} cycle.")
     w("# not measured:    register/shared allocation units, max registers per thread (CUDA")
     w("#                  occupancy calculator, cc 9.0), the scheduler policy; classes not listed")
-    w("#                  (int.bits, cvt.int, ld/st.*, fence, misc) follow docs/gpu-profile.md rules.")
+    w("#                  (int.bits, cvt.int, ld.*, st.global, ld/st.param, fence, misc) follow the")
+    w("#                  derivation rules of docs/gpu-profile.md.")
     w("#")
     w("# Subsystems from the instruction-mix sweeps (β fma.rn.f32 + 1 X per group, full occupancy),")
     w(f"# fitted with Eqs. 43-45 (λ1 = {lam1:.3f}: fma.rn.f32 at the mix kernel's ILP of 2; IL = {ISSUE_LIMIT}).")

@@ -367,6 +367,57 @@ __global__ void __launch_bounds__(256) k_cpasync(const char* src, long long regi
   if (iters < 0) sink[threadIdx.x] = sdst[threadIdx.x];
 }
 
+// ---------------------------------------------------------------- stores
+// Throughput of 4-byte coalesced stores: each warp instruction writes 128 B
+// to its own words (16 distinct words per thread and iteration). SPACE 0
+// shared, 1 local, 2 global (a 2 MiB region per SM-resident grid, L2-resident).
+template <int SPACE>
+__global__ void __launch_bounds__(256) k_store(unsigned* gbuf, int iters, int z, SmTimes st,
+                                               unsigned* sink) {
+  __shared__ unsigned sm[16 * 256];
+  unsigned lb[16];
+  unsigned sbase = saddr(&sm[threadIdx.x]);
+  unsigned long long lbase;
+  asm volatile("cvta.to.local.u64 %0, %1;" : "=l"(lbase) : "l"((unsigned long long)&lb[0]));
+  unsigned* gp = gbuf + (long long)blockIdx.x * 16 * 256 + threadIdx.x;
+  unsigned v = threadIdx.x * z;
+  __syncthreads();
+  long long t0 = clock64();
+  for (int i = 0; i < iters; ++i) {
+    v += i;
+#pragma unroll
+    for (int j = 0; j < 16; ++j) {
+      if (SPACE == 0)
+        asm volatile("st.shared.u32 [%0], %1;" ::"r"(sbase + j * 1024), "r"(v) : "memory");
+      else if (SPACE == 1)
+        asm volatile("st.local.u32 [%0], %1;" ::"l"(lbase + j * 4), "r"(v) : "memory");
+      else
+        asm volatile("st.global.u32 [%0], %1;" ::"l"(gp + j * 256), "r"(v) : "memory");
+    }
+  }
+  __syncthreads();
+  long long t1 = clock64();
+  sm_record(st, t0, t1);
+  if (iters < 0) sink[threadIdx.x] = sm[threadIdx.x] + lb[threadIdx.x & 15];
+}
+
+template <int SPACE>
+static void store_case(unsigned* gbuf, const char* cls, const char* notes) {
+  int nb = blocks_per_sm(k_store<SPACE>, 256);
+  auto run = [&](int it) {
+    sm_reset();
+    k_store<SPACE><<<nb * g.sms, 256>>>(gbuf, it, 0, g.st, (unsigned*)g.d_sink);
+    return sm_fetch();
+  };
+  run(2);
+  SmResult r0 = run(4);
+  int it = scale_iters(median(r0.cycles), 4, 2e6, 4, 1 << 20);
+  SmResult ra = run(it), rb = run(2 * it);
+  double pb = 8.0 * it * 16;
+  row(cls, "throughput", "b32", lambda_from(ra, rb, pb, 2 * pb), "cycles/warp-instr/SM", nb * 8,
+      it * 16ll, notes);
+}
+
 // ---------------------------------------------------------------- drivers
 // Latency from a one-warp launch (I and 2I iterations), throughput from a
 // resident full grid (I and 2I). `launch(iters, lat)` returns the cycles of
@@ -538,6 +589,11 @@ void run_memory() {
     ATOM_CASE(5, "red.global.add.u32", "distinct", "no return value: throughput only", 2e5, 2e6)
 #undef ATOM_CASE
   }
+
+  // ---- stores
+  store_case<0>((unsigned*)buf, "st.shared", "4 B per lane, conflict-free, 128 B per warp instruction");
+  store_case<1>((unsigned*)buf, "st.local", "4 B per lane, L1-resident stack");
+  store_case<2>((unsigned*)buf, "st.global", "4 B per lane, coalesced, 16 KiB per block (L2-resident)");
 
   // ---- cp.async
   {
