@@ -6,22 +6,31 @@
 //!   user's file, resolved so every [`InstClass`] has a (subsystem, λ, Λ).
 //! - [`occupancy`]: blocks per SM by the CUDA occupancy rules.
 //! - [`NodeTiming`]/[`ClassTiming`]: per-node side tables produced by the mappers.
+//! - Mapper f ([`classify`], [`map_f`]): opcode -> class -> (subsystem, λ, Λ).
+//! - Mapper g ([`map_kernel`], [`GMetrics`]): memory nodes from profiler metrics (§6.3) or
+//!   the static access pattern.
 //!
 //! Library code never prints; all failures are [`GpuError`].
 
 mod class;
 mod cycles;
 mod error;
+mod map_f;
+mod map_g;
 mod occupancy;
 mod profile;
+mod render;
 mod timing;
 
 pub use class::{InstClass, MemLevel, MemRule, Rule};
 pub use cycles::{Cycles, TICKS_PER_CYCLE};
 pub use error::GpuError;
+pub use map_f::{classify, map_f, map_ops, Warning};
+pub use map_g::{bank_conflicts, global_from_ratio, map_kernel, sector_scaling, GMetrics};
 pub use occupancy::{occupancy, OccupancyLimit, Resource};
 pub use profile::{
     bundled_names, ClassParams, GpuProfile, Limits, MemParams, Origin, Scheduler, Subsystem,
     SubsystemId,
 };
+pub use render::{mapping, mapping_table, Mapping, MappingRow};
 pub use timing::{ClassTiming, MapSource, NodeTiming};

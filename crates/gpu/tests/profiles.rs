@@ -51,7 +51,11 @@ fn every_bundled_profile_resolves() {
         for &cl in InstClass::ALL {
             let cp = p.class(cl);
             assert!(cp.subsystem.index() < p.subsystems.len());
-            assert!(cp.lambda > Cycles::ZERO, "{name} {cl}");
+            // A measured λ of 0 is legal (the H100's `mov` compiles away); the Table 5
+            // classes never are.
+            if cl.rule() == gpu::Rule::Required {
+                assert!(cp.lambda > Cycles::ZERO, "{name} {cl}");
+            }
         }
     }
     assert_eq!(GpuProfile::bundled("h100").unwrap().name, "hopper-h100");

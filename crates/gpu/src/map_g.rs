@@ -1,0 +1,354 @@
+//! Mapper g (pipeline-model-analysis §3.1.3, §4.4, §6.3): context-dependent λ/Λ of memory
+//! instructions, and `map_kernel`, which runs f then g over every node of every warp class.
+//!
+//! Sources, in order of preference, per memory node:
+//! - `GProfile`: kernel-wide profiler metrics. Global memory uses R = DRAM bytes / global
+//!   bytes and the three cases of §6.3 on the DRAM and L2 levels; shared memory uses the
+//!   bank-conflict degree D = wavefronts per request − 1 (loads and stores separately):
+//!   λ' = (1+D)·λ, Λ' = Λ + D·λ (§6.3 writes it for OpenCL *local* memory, which is CUDA
+//!   shared memory).
+//! - `GStatic`: the IDG's static `AccessPattern`. Global/local: S sectors per request against
+//!   the ideal ⌈lanes·bytes/32⌉ gives the over-fetch ratio R_s = S/ideal, applied like §6.3's
+//!   R > 1 case (λ' = R_s·λ, Λ' = Λ + (R_s−1)·λ); R_s ≤ 1 keeps f's values. Shared: the D
+//!   formula with the static conflict degree.
+//! - `F`: mapper f's class values.
+//!
+//! All arithmetic is exact rational arithmetic on `Cycles` ticks, rounded once (half up).
+//! Atomics keep mapper f's values (§6.3 gives no rule for them).
+
+use crate::class::{InstClass, MemLevel};
+use crate::cycles::Cycles;
+use crate::map_f::{map_f, Unclassified, Warning};
+use crate::profile::GpuProfile;
+use crate::timing::{ClassTiming, MapSource, NodeTiming};
+use idg::{KernelIdgs, MemAccess, MemSpace, Node};
+use serde::{Deserialize, Serialize};
+
+/// The kernel-wide profiler metrics mapper g uses. `None` means "not measured"; each
+/// formula needs all of its inputs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct GMetrics {
+    /// Bytes moved between L2 and DRAM (reads + writes).
+    pub dram_bytes: Option<u64>,
+    /// Bytes of global loads and stores at L1 (the paper's bytes_global).
+    pub global_bytes: Option<u64>,
+    /// Shared-memory wavefronts per shared load instruction (1 = conflict-free, so D = this − 1).
+    pub shared_load_wavefronts_per_request: Option<f64>,
+    /// The same for shared stores.
+    pub shared_store_wavefronts_per_request: Option<f64>,
+}
+
+impl GMetrics {
+    /// The metrics of one profiled launch (Nsight Compute or nvprof names, whichever the file
+    /// has; see `profile::Quantity`).
+    pub fn from_launch(launch: &profile::Launch) -> GMetrics {
+        use profile::Quantity as Q;
+        let q = |x| launch.quantity(x).map(|m| m.value);
+        let bytes = |v: f64| (v.is_finite() && v >= 0.0).then(|| v.round() as u64);
+        let global = match (q(Q::GlobalLoadBytes), q(Q::GlobalStoreBytes)) {
+            (None, None) => None,
+            (l, s) => bytes(l.unwrap_or(0.0) + s.unwrap_or(0.0)),
+        };
+        GMetrics {
+            dram_bytes: q(Q::DramBytes).and_then(bytes),
+            global_bytes: global,
+            shared_load_wavefronts_per_request: q(Q::SharedLoadTransactionsPerRequest),
+            shared_store_wavefronts_per_request: q(Q::SharedStoreTransactionsPerRequest),
+        }
+    }
+}
+
+/// D in thousandths from wavefronts per request: exact for the profilers' printed precision
+/// and keeps the bank-conflict formula in integer arithmetic. Below-1 ratios (requests that
+/// moved no data) count as conflict-free.
+fn conflict_milli(wavefronts_per_request: f64) -> Option<u64> {
+    if !wavefronts_per_request.is_finite() {
+        return None;
+    }
+    let d = (wavefronts_per_request - 1.0).max(0.0) * 1000.0;
+    (d < 1e15).then(|| d.round() as u64)
+}
+
+/// `a·num/den` in ticks, rounded half up; saturates instead of overflowing (only absurd
+/// metrics could get there).
+fn scale(a: Cycles, num: u64, den: u64) -> Cycles {
+    a.mul_ratio(num, den)
+        .unwrap_or(Cycles::from_ticks(u64::MAX))
+}
+
+fn add(a: Cycles, b: Cycles) -> Cycles {
+    a.checked_add(b).unwrap_or(Cycles::from_ticks(u64::MAX))
+}
+
+/// §6.3, global memory, for R = `dram / global` (`global` > 0). Returns (λ, Λ).
+pub fn global_from_ratio(gpu: &GpuProfile, dram: u64, global: u64) -> (Cycles, Cycles) {
+    let d = gpu.mem(MemLevel::Dram);
+    match dram.cmp(&global) {
+        std::cmp::Ordering::Less => {
+            // R·x_DRAM + (1−R)·x_L2 = (dram·x_DRAM + (global−dram)·x_L2) / global
+            let l2 = gpu.mem(MemLevel::L2);
+            let mix = |xd: Cycles, xl: Cycles| {
+                let t = u128::from(dram) * u128::from(xd.ticks())
+                    + u128::from(global - dram) * u128::from(xl.ticks());
+                let q = (t + u128::from(global) / 2) / u128::from(global);
+                Cycles::from_ticks(u64::try_from(q).unwrap_or(u64::MAX))
+            };
+            (mix(d.lambda, l2.lambda), mix(d.latency, l2.latency))
+        }
+        std::cmp::Ordering::Equal => (d.lambda, d.latency),
+        std::cmp::Ordering::Greater => (
+            scale(d.lambda, dram, global),
+            add(d.latency, scale(d.lambda, dram - global, global)),
+        ),
+    }
+}
+
+/// §6.3 bank conflicts with D = `conflicts / requests` (`requests` > 0): λ' = (1+D)·λ,
+/// Λ' = Λ + D·λ. Returns (λ', Λ').
+pub fn bank_conflicts(
+    lambda: Cycles,
+    latency: Cycles,
+    conflicts: u64,
+    requests: u64,
+) -> (Cycles, Cycles) {
+    (
+        scale(lambda, requests.saturating_add(conflicts), requests),
+        add(latency, scale(lambda, conflicts, requests)),
+    )
+}
+
+/// The static coalescing rule for `sectors` sectors where `ideal` suffice: R_s = S/ideal,
+/// λ' = R_s·λ, Λ' = Λ + (R_s−1)·λ; unchanged when R_s ≤ 1.
+pub fn sector_scaling(
+    lambda: Cycles,
+    latency: Cycles,
+    sectors: u32,
+    ideal: u32,
+) -> (Cycles, Cycles) {
+    if sectors <= ideal || ideal == 0 {
+        return (lambda, latency);
+    }
+    let (s, i) = (u64::from(sectors), u64::from(ideal));
+    (scale(lambda, s, i), add(latency, scale(lambda, s - i, i)))
+}
+
+/// Sectors a perfectly coalesced request of this node needs: ⌈lanes·bytes/32⌉, at least 1.
+fn ideal_sectors(node: &Node, m: &MemAccess) -> u32 {
+    let bytes = u64::from(node.active_lanes.max(1)) * u64::from(m.bytes_per_lane.max(1));
+    u32::try_from(bytes.div_ceil(32).max(1)).unwrap_or(u32::MAX)
+}
+
+/// What the metrics allow, decided once per kernel.
+struct Usable {
+    /// (dram, global) with global > 0.
+    global: Option<(u64, u64)>,
+    /// D in thousandths, for shared loads and for shared stores.
+    shared_ld: Option<u64>,
+    shared_st: Option<u64>,
+}
+
+fn usable(metrics: Option<&GMetrics>, warnings: &mut Vec<Warning>) -> Usable {
+    let Some(m) = metrics else {
+        return Usable {
+            global: None,
+            shared_ld: None,
+            shared_st: None,
+        };
+    };
+    let global = match (m.dram_bytes, m.global_bytes) {
+        (Some(_), Some(0)) => {
+            warnings.push(Warning::MetricsUnusable {
+                what: "global memory".into(),
+                reason: "0 global bytes, so R = DRAM bytes / global bytes is undefined".into(),
+            });
+            None
+        }
+        (Some(d), Some(g)) => Some((d, g)),
+        _ => None,
+    };
+    Usable {
+        global,
+        shared_ld: m
+            .shared_load_wavefronts_per_request
+            .and_then(conflict_milli),
+        shared_st: m
+            .shared_store_wavefronts_per_request
+            .and_then(conflict_milli),
+    }
+}
+
+fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable) -> NodeTiming {
+    let f = map_f(&node.op, gpu);
+    let Some(m) = node.mem else { return f };
+    if m.atomic || f.source == MapSource::Conservative {
+        return f;
+    }
+    let with = |(lambda, latency): (Cycles, Cycles), source| NodeTiming {
+        lambda,
+        latency,
+        source,
+        ..f
+    };
+    // Only the data-moving classes; bookkeeping (`misc`) keeps f's values.
+    let moves_data = matches!(
+        f.class,
+        InstClass::LdGlobal
+            | InstClass::StGlobal
+            | InstClass::CpAsync
+            | InstClass::LdShared
+            | InstClass::StShared
+            | InstClass::LdLocal
+            | InstClass::StLocal
+    );
+    if !moves_data {
+        return f;
+    }
+    match m.space {
+        MemSpace::Global | MemSpace::Generic | MemSpace::Texture => {
+            if let Some((d, g)) = u.global {
+                return with(global_from_ratio(gpu, d, g), MapSource::GProfile);
+            }
+            match m.pattern {
+                Some(p) => with(
+                    sector_scaling(
+                        f.lambda,
+                        f.latency,
+                        p.sectors_per_request,
+                        ideal_sectors(node, &m),
+                    ),
+                    MapSource::GStatic,
+                ),
+                None => f,
+            }
+        }
+        MemSpace::Local => match m.pattern {
+            Some(p) => with(
+                sector_scaling(
+                    f.lambda,
+                    f.latency,
+                    p.sectors_per_request,
+                    ideal_sectors(node, &m),
+                ),
+                MapSource::GStatic,
+            ),
+            None => f,
+        },
+        MemSpace::Shared => {
+            let measured = if m.store { u.shared_st } else { u.shared_ld };
+            if let Some(d) = measured {
+                return with(
+                    bank_conflicts(f.lambda, f.latency, d, 1000),
+                    MapSource::GProfile,
+                );
+            }
+            match m.pattern {
+                Some(p) => with(
+                    bank_conflicts(f.lambda, f.latency, u64::from(p.bank_conflict_degree), 1),
+                    MapSource::GStatic,
+                ),
+                None => f,
+            }
+        }
+        MemSpace::Const | MemSpace::Param | MemSpace::Surface => f,
+    }
+}
+
+/// Mappers f and g over every node of every warp class: `result.0[c].nodes[n]` is the timing
+/// of node `n` of class `c`. Warnings: one per unclassified mnemonic (with all its lines,
+/// over all classes) and one per unusable metric.
+pub fn map_kernel(
+    idgs: &KernelIdgs,
+    gpu: &GpuProfile,
+    metrics: Option<&GMetrics>,
+) -> (Vec<ClassTiming>, Vec<Warning>) {
+    let mut warnings = Vec::new();
+    let u = usable(metrics, &mut warnings);
+    let mut unc = Unclassified::default();
+    let timings = idgs
+        .classes
+        .iter()
+        .map(|wc| ClassTiming {
+            nodes: wc
+                .idg
+                .nodes
+                .iter()
+                .map(|node| {
+                    let t = map_node(gpu, node, &u);
+                    if t.source == MapSource::Conservative {
+                        unc.note(&node.op, node.ptx_line);
+                    }
+                    t
+                })
+                .collect(),
+        })
+        .collect();
+    let mut all = unc.into_warnings();
+    all.extend(warnings);
+    (timings, all)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(v: f64) -> Cycles {
+        Cycles::from_f64(v).unwrap()
+    }
+
+    fn maxwell() -> GpuProfile {
+        GpuProfile::bundled("maxwell-k620").unwrap()
+    }
+
+    // Maxwell (Table 5): DRAM λ 18, Λ 440; L2 by rule: λ 9, Λ 220.
+    #[test]
+    fn r_equal_one_is_dram() {
+        assert_eq!(
+            global_from_ratio(&maxwell(), 1000, 1000),
+            (c(18.0), c(440.0))
+        );
+    }
+
+    #[test]
+    fn r_below_one_mixes_dram_and_l2() {
+        // R = 0.25: Λ = 0.25·440 + 0.75·220 = 275, λ = 0.25·18 + 0.75·9 = 11.25.
+        assert_eq!(
+            global_from_ratio(&maxwell(), 250, 1000),
+            (c(11.25), c(275.0))
+        );
+        // R = 0: all L2.
+        assert_eq!(global_from_ratio(&maxwell(), 0, 1000), (c(9.0), c(220.0)));
+    }
+
+    #[test]
+    fn r_above_one_adds_excess_transfer_time() {
+        // R = 2: Λ = 440 + 1·18 = 458, λ = 2·18 = 36.
+        assert_eq!(
+            global_from_ratio(&maxwell(), 2000, 1000),
+            (c(36.0), c(458.0))
+        );
+        // R = 1.5 on Fermi (DRAM 23 / 475): Λ = 475 + 0.5·23 = 486.5, λ = 34.5.
+        let fermi = GpuProfile::bundled("fermi-c2050").unwrap();
+        assert_eq!(global_from_ratio(&fermi, 3000, 2000), (c(34.5), c(486.5)));
+    }
+
+    #[test]
+    fn bank_conflict_formula_with_table5_numbers() {
+        // Fermi shared (Table 5 ld.local.s32): λ 2, Λ 28. D = 3: λ' = 8, Λ' = 28 + 6 = 34.
+        assert_eq!(bank_conflicts(c(2.0), c(28.0), 3, 1), (c(8.0), c(34.0)));
+        // D = 0 changes nothing; fractional D = 1/2 from metrics (50 conflicts / 100 requests).
+        assert_eq!(bank_conflicts(c(2.0), c(28.0), 0, 1), (c(2.0), c(28.0)));
+        assert_eq!(bank_conflicts(c(1.0), c(25.0), 50, 100), (c(1.5), c(25.5)));
+    }
+
+    #[test]
+    fn sector_scaling_matches_r_above_one() {
+        // 32 lanes x 4 bytes, stride 8 bytes: 8 sectors where 4 suffice, R_s = 2, like R = 2.
+        let m = maxwell();
+        let d = m.mem(MemLevel::Dram);
+        assert_eq!(
+            sector_scaling(d.lambda, d.latency, 8, 4),
+            global_from_ratio(&m, 2000, 1000)
+        );
+        assert_eq!(sector_scaling(c(18.0), c(440.0), 4, 4), (c(18.0), c(440.0)));
+    }
+}
