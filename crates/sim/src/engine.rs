@@ -52,10 +52,6 @@ impl BusyLog {
     fn at(&self, x: u64) -> u64 {
         self.before_last + x.saturating_sub(self.last_start).min(self.last_len)
     }
-
-    fn total(&self) -> u64 {
-        self.before_last + self.last_len
-    }
 }
 
 #[derive(Debug, Clone, Default)]
@@ -73,6 +69,9 @@ struct Slot {
     enter: u64,
     busy_snap: u64,
     valve_snap: u64,
+    /// Index of its issue record, when recording (a waiting barrier's completion is patched
+    /// in at release).
+    record: usize,
 }
 
 const UNKNOWN: u64 = u64::MAX;
@@ -85,6 +84,7 @@ struct Warp<'a> {
     group_slot: usize,
     lane: u32,
     global_warp: u64,
+    class: u32,
     age: u64,
     stream: Option<Stream<'a>>,
     prep: &'a [Prepared],
@@ -109,6 +109,7 @@ struct Sub {
     next_free: u64,
     busy: BusyLog,
     pending: BinaryHeap<Reverse<(u64, u32, u64)>>,
+    /// Warps with a ready instruction here, indexed by age rank (bit 0 = oldest resident).
     ready_warps: Vec<u64>,
     ready_count: u32,
 }
@@ -164,6 +165,9 @@ pub(crate) fn prepare_all(
 ) -> Result<(Vec<Vec<Prepared>>, usize), SimError> {
     exec.validate()?;
     opts.validate()?;
+    if kernel.classes.is_empty() {
+        return Err(SimError::Config("the kernel has no warp class".into()));
+    }
     crate::cost::check_costs(kernel, costs, hw.subsystems.len())?;
     if kernel.warps_per_group != exec.warps_per_group {
         return Err(SimError::Config(format!(
@@ -197,6 +201,10 @@ pub(crate) struct Engine<'a> {
     now: u64,
     parts: Vec<Partition>,
     warps: Vec<Warp<'a>>,
+    /// Age rank of each warp slot and its inverse; ranks are recomputed when a group starts
+    /// so that "oldest ready warp" is the lowest set bit of a ready set.
+    rank_of: Vec<u32>,
+    slot_of: Vec<u32>,
     groups: Vec<GroupSlot>,
     timers: BinaryHeap<Reverse<(u64, Timer)>>,
     next_group: u64,
@@ -250,6 +258,7 @@ impl<'a> Engine<'a> {
                 group_slot: slot / wpg,
                 lane: (slot % wpg) as u32,
                 global_warp: 0,
+                class: 0,
                 age: 0,
                 stream: None,
                 prep: &[],
@@ -278,6 +287,8 @@ impl<'a> Engine<'a> {
             now: 0,
             parts,
             warps,
+            rank_of: (0..n_slots as u32).collect(),
+            slot_of: (0..n_slots as u32).collect(),
             groups: vec![GroupSlot::default(); group_slots],
             timers: BinaryHeap::new(),
             next_group: 0,
@@ -317,7 +328,8 @@ impl<'a> Engine<'a> {
         let mut sub_busy = vec![0u64; self.n_subs];
         for p in &self.parts {
             for (s, sub) in p.subs.iter().enumerate() {
-                sub_busy[s] += sub.busy.total();
+                // λ may reach past the end when it exceeds Λ; only time inside the run counts.
+                sub_busy[s] += sub.busy.at(self.end);
             }
         }
         Ok(Outcome {
@@ -365,6 +377,7 @@ impl<'a> Engine<'a> {
             w.generation = w.generation.wrapping_add(1);
             w.global_warp = global * wpg as u64 + lane as u64;
             w.age = age;
+            w.class = class.0;
             w.stream = Some(kernel.class(class).idg.stream());
             w.prep = &prepared[class.index()];
             w.peeked = None;
@@ -380,8 +393,39 @@ impl<'a> Engine<'a> {
             w.last_issue = now;
             w.max_complete = now;
             w.barrier_span = None;
+        }
+        self.rerank();
+        for lane in 0..wpg {
+            let slot = gslot * wpg + lane;
             self.refill(slot);
             self.check_finished(slot);
+        }
+    }
+
+    /// Recomputes age ranks (resident warps first, oldest first) and rebuilds the ready sets in
+    /// rank space. Runs once per group start, not per issue.
+    fn rerank(&mut self) {
+        let mut order: Vec<u32> = (0..self.warps.len() as u32).collect();
+        order.sort_by_key(|&s| {
+            let w = &self.warps[s as usize];
+            (!w.active, w.age, s)
+        });
+        for (rank, &slot) in order.iter().enumerate() {
+            self.rank_of[slot as usize] = rank as u32;
+        }
+        self.slot_of = order;
+        for p in &mut self.parts {
+            for sub in &mut p.subs {
+                sub.ready_warps.iter_mut().for_each(|w| *w = 0);
+            }
+        }
+        for (slot, w) in self.warps.iter().enumerate() {
+            let rank = self.rank_of[slot] as usize;
+            for (si, list) in w.ready.iter().enumerate() {
+                if !list.is_empty() {
+                    self.parts[w.part].subs[si].ready_warps[rank / 64] |= 1u64 << (rank % 64);
+                }
+            }
         }
     }
 
@@ -491,8 +535,9 @@ impl<'a> Engine<'a> {
         let busy_snap = p.subs[sub].busy.at(at);
         let valve_snap = p.valve.at(at);
         let s = &mut p.subs[sub];
-        let word = &mut s.ready_warps[slot / 64];
-        let bit = 1u64 << (slot % 64);
+        let rank = self.rank_of[slot] as usize;
+        let word = &mut s.ready_warps[rank / 64];
+        let bit = 1u64 << (rank % 64);
         if *word & bit == 0 {
             *word |= bit;
             s.ready_count += 1;
@@ -579,21 +624,31 @@ impl<'a> Engine<'a> {
             if s.ready_count == 0 || s.next_free > self.now {
                 continue;
             }
-            let (key, slot) = match self.opts.scheduler {
-                Scheduler::OldestFirst => self.oldest(&s.ready_warps)?,
-                Scheduler::GreedyThenOldest => match p.last_warp {
-                    Some(g) if bit(&s.ready_warps, g as usize) => (0, g as usize),
-                    _ => {
-                        let (age, slot) = self.oldest(&s.ready_warps)?;
-                        (age + 1, slot)
+            let (key, rank) = match self.opts.scheduler {
+                Scheduler::OldestFirst => {
+                    let r = first_set(&s.ready_warps)?;
+                    (r as u64, r)
+                }
+                Scheduler::GreedyThenOldest => {
+                    let greedy = p.last_warp.map(|g| self.rank_of[g as usize] as usize);
+                    match greedy {
+                        Some(g) if bit(&s.ready_warps, g) => (0, g),
+                        _ => {
+                            let r = first_set(&s.ready_warps)?;
+                            (r as u64 + 1, r)
+                        }
                     }
-                },
+                }
                 Scheduler::LooseRoundRobin => {
-                    let start = p.last_warp.map_or(0, |l| l as usize + 1);
-                    let slot = next_set_cyclic(&s.ready_warps, start, n_slots)?;
-                    (((slot + n_slots - start % n_slots) % n_slots) as u64, slot)
+                    let start = p
+                        .last_warp
+                        .map_or(0, |l| self.rank_of[l as usize] as usize + 1)
+                        % n_slots;
+                    let r = next_set_cyclic(&s.ready_warps, start, n_slots)?;
+                    (((r + n_slots - start) % n_slots) as u64, r)
                 }
             };
+            let slot = self.slot_of[rank] as usize;
             // Across pipelines the one with the larger λ goes first: its slots are the scarcer,
             // and a valve slot given to the faster pipeline would leave it idle (Eq. 45 assumes
             // no such loss).
@@ -612,22 +667,6 @@ impl<'a> Engine<'a> {
             let node = w.ring[(seq & self.ring_mask) as usize].node;
             w.prep[node as usize].cost.lambda
         })
-    }
-
-    fn oldest(&self, set: &[u64]) -> Option<(u64, usize)> {
-        let mut best: Option<(u64, usize)> = None;
-        for (wi, &word) in set.iter().enumerate() {
-            let mut m = word;
-            while m != 0 {
-                let slot = wi * 64 + m.trailing_zeros() as usize;
-                m &= m - 1;
-                let age = self.warps[slot].age;
-                if best.is_none_or(|(a, _)| age < a) {
-                    best = Some((age, slot));
-                }
-            }
-        }
-        best
     }
 
     fn issue(&mut self, part: usize, sub: usize, slot: usize) {
@@ -691,8 +730,10 @@ impl<'a> Engine<'a> {
             w.max_complete = w.max_complete.max(complete);
         }
         if self.opts.record {
+            w.ring[(seq & mask) as usize].record = self.records.len();
             self.records.push(IssueRecord {
                 warp: w.global_warp,
+                class: w.class,
                 partition: part as u32,
                 subsystem: sub as u32,
                 node,
@@ -708,7 +749,8 @@ impl<'a> Engine<'a> {
         sb.busy.record(now, cost.lambda);
         sb.next_free = now + cost.lambda;
         if now_empty {
-            sb.ready_warps[slot / 64] &= !(1u64 << (slot % 64));
+            let rank = self.rank_of[slot] as usize;
+            sb.ready_warps[rank / 64] &= !(1u64 << (rank % 64));
             sb.ready_count -= 1;
         }
         pm.valve.record(now, pm.interval);
@@ -792,6 +834,9 @@ impl<'a> Engine<'a> {
             let lat = w.prep[s.node as usize].cost.latency;
             let done = now + lat;
             s.complete = done;
+            if let Some(r) = self.records.get_mut(s.record) {
+                r.complete = done;
+            }
             w.max_complete = w.max_complete.max(done);
             w.barrier_span = Some((w.last_issue.min(now), done));
             let generation = w.generation;
@@ -856,6 +901,13 @@ impl<'a> Engine<'a> {
         }
         next
     }
+}
+
+fn first_set(set: &[u64]) -> Option<usize> {
+    set.iter()
+        .enumerate()
+        .find(|(_, &w)| w != 0)
+        .map(|(i, w)| i * 64 + w.trailing_zeros() as usize)
 }
 
 fn bit(set: &[u64], i: usize) -> bool {

@@ -30,6 +30,8 @@ pub(crate) struct Counters {
 pub struct IssueRecord {
     /// Global warp id: `group * warps_per_group + warp_in_group`.
     pub warp: u64,
+    /// Warp class (index into `KernelIdgs::classes`) the node belongs to.
+    pub class: u32,
     pub partition: u32,
     pub subsystem: u32,
     /// Template node of the warp's class.

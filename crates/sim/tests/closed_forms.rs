@@ -65,11 +65,11 @@ proptest! {
 }
 
 fn mix_ipc1(beta: u32, l1: f64, l2: f64, il: Option<f64>, same: bool) -> f64 {
-    let warps = 48;
-    let reps = 60;
+    let warps = 32;
+    let reps = 40;
     let k = synth::instruction_mix(beta, reps, if same { 0 } else { 1 }, warps);
     let hw = synth::hardware(2, il, 1);
-    // Latencies long enough to matter, short enough for 48 warps to hide them.
+    // Latencies long enough to matter, short enough for 32 warps to hide them.
     let mut costs = synth::costs_for(&k, &[(l1, 6.0), (l2, 6.0)], &hw);
     // Type-2 instructions keep their own λ even on the shared subsystem (Eq. 43).
     let last = costs[0].len() - 1;
@@ -92,7 +92,7 @@ fn close(sim: f64, model: f64) -> bool {
 
 #[test]
 fn eq43_one_subsystem() {
-    for beta in [1u32, 2, 4, 8, 16] {
+    for beta in [1u32, 3, 8] {
         for (l1, l2) in [(1.0, 4.0), (0.25, 1.0), (1.0, 8.0), (0.5, 2.0)] {
             let sim = mix_ipc1(beta, l1, l2, None, true);
             let model = f64::from(beta) / (f64::from(beta) * l1 + l2);
@@ -106,7 +106,7 @@ fn eq43_one_subsystem() {
 
 #[test]
 fn eq44_two_subsystems() {
-    for beta in [1u32, 2, 4, 8, 16] {
+    for beta in [1u32, 3, 8] {
         for (l1, l2) in [(1.0, 4.0), (0.25, 1.0), (1.0, 8.0)] {
             let sim = mix_ipc1(beta, l1, l2, None, false);
             // Eq. 44 bounds type-1 throughput by both pipelines; type-2 instructions are a
@@ -122,7 +122,7 @@ fn eq44_two_subsystems() {
 
 #[test]
 fn eq45_issue_limit() {
-    for beta in [1u32, 2, 4, 8, 16] {
+    for beta in [1u32, 3, 8] {
         for (l1, l2, il) in [
             (1.0, 4.0, 1.0),
             (0.25, 1.0, 4.0),

@@ -1,0 +1,132 @@
+//! The bridge from the `gpu` crate's types to the simulator's: a [`gpu::GpuProfile`] becomes
+//! a [`Hardware`], per-class [`gpu::ClassTiming`] side tables become [`ClassCosts`], and a
+//! launch ([`Launch`]) becomes an [`ExecConfig`] with γ either given or derived from the CUDA
+//! occupancy rules (`gpu::occupancy`) for the kernel's block size, a register count and the
+//! block's shared memory. [`simulate_idgs`] is the entry point the CLI calls.
+//!
+//! Invariant: every conversion is exact; `gpu::Cycles` ticks are used as they are.
+
+use gpu::{ClassTiming, GpuProfile};
+use idg::KernelIdgs;
+use serde::{Deserialize, Serialize};
+
+use crate::config::{ExecConfig, Hardware, Scheduler, SimOptions};
+use crate::cost::{ClassCosts, NodeCost};
+use crate::result::{IssueRecord, SimResult};
+use crate::{simulate_with_records, SimError};
+
+/// The core of a GPU profile.
+pub fn hardware_from_profile(profile: &GpuProfile) -> Hardware {
+    Hardware {
+        subsystems: profile.subsystems.iter().map(|s| s.name.clone()).collect(),
+        issue_interval: if profile.issue_limit.is_finite() {
+            profile.issue_interval().ticks()
+        } else {
+            0
+        },
+        partitions: profile.sub_partitions.max(1),
+        ticks_per_cycle: gpu::TICKS_PER_CYCLE,
+        clock_mhz: profile.clock_mhz,
+    }
+}
+
+/// The profile's scheduler policy.
+pub fn scheduler_from_profile(profile: &GpuProfile) -> Scheduler {
+    match profile.scheduler {
+        gpu::Scheduler::LooseRoundRobin => Scheduler::LooseRoundRobin,
+        gpu::Scheduler::GreedyThenOldest => Scheduler::GreedyThenOldest,
+        gpu::Scheduler::OldestFirst => Scheduler::OldestFirst,
+    }
+}
+
+/// The simulator's cost tables from the mappers' side tables (one per warp class).
+pub fn costs_from_timing(timings: &[ClassTiming]) -> Vec<ClassCosts> {
+    timings
+        .iter()
+        .map(|t| {
+            t.nodes
+                .iter()
+                .map(|n| NodeCost {
+                    subsystem: n.subsystem.0,
+                    lambda: n.lambda.ticks(),
+                    latency: n.latency.ticks(),
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// What the launch uses per block, for the occupancy rules, or γ given outright.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Launch {
+    /// Registers per thread (`--regs N`).
+    pub regs_per_thread: u32,
+    /// Static plus dynamic shared memory per block, bytes.
+    pub shared_bytes_per_block: u32,
+    /// Resident blocks per SM; `None` derives it with `gpu::occupancy`.
+    pub blocks_per_sm: Option<u32>,
+}
+
+impl Default for Launch {
+    fn default() -> Self {
+        Self {
+            regs_per_thread: 32,
+            shared_bytes_per_block: 0,
+            blocks_per_sm: None,
+        }
+    }
+}
+
+/// The execution configuration of `kernel` on `profile` (one core's share of the grid).
+pub fn exec_for_occupancy(
+    kernel: &KernelIdgs,
+    profile: &GpuProfile,
+    launch: &Launch,
+) -> Result<ExecConfig, SimError> {
+    let threads: u32 = kernel.block.iter().product();
+    let concurrent = match launch.blocks_per_sm {
+        Some(b) => b,
+        None => {
+            let occ = gpu::occupancy(
+                profile,
+                threads,
+                launch.regs_per_thread,
+                launch.shared_bytes_per_block,
+            );
+            if occ.blocks_per_sm == 0 {
+                return Err(SimError::Gpu(format!(
+                    "a block of {threads} threads, {} registers per thread and {} shared bytes \
+                     cannot run on {} (limited by {:?})",
+                    launch.regs_per_thread,
+                    launch.shared_bytes_per_block,
+                    profile.name,
+                    occ.limiting_resource
+                )));
+            }
+            occ.blocks_per_sm
+        }
+    };
+    let exec = ExecConfig {
+        warps_per_group: kernel.warps_per_group,
+        concurrent_groups: concurrent,
+        total_groups: kernel.total_groups(),
+        sm_count: profile.sm_count,
+    };
+    exec.validate()?;
+    Ok(exec)
+}
+
+/// Simulates a kernel's IDGs on a GPU profile: the CLI's entry point. Returns the issue
+/// records too when `opts.record` is set.
+pub fn simulate_idgs(
+    kernel: &KernelIdgs,
+    timings: &[ClassTiming],
+    profile: &GpuProfile,
+    launch: &Launch,
+    opts: &SimOptions,
+) -> Result<(SimResult, Vec<IssueRecord>), SimError> {
+    let hw = hardware_from_profile(profile);
+    let exec = exec_for_occupancy(kernel, profile, launch)?;
+    let costs = costs_from_timing(timings);
+    simulate_with_records(kernel, &costs, &hw, &exec, opts)
+}
