@@ -1,0 +1,276 @@
+//! Profiler outputs parsed into one typed value that later stages reuse.
+//!
+//! Owns: reading nvprof `--csv` output (`--metrics`/`--events` summaries and
+//! `--print-gpu-trace`), Nsight Compute `--csv` output (long form, one row per metric, and
+//! `--page raw`, one row per launch under a units row) and plain `kernel,loop,trips`
+//! tables, detected by content ([`parse`], [`load`]); the per-kernel, per-launch metric
+//! values with normalised units ([`Launch`], [`units::Unit`]); the quantities the pipeline
+//! needs under either profiler's metric names ([`Quantity`]); matching the kernel names
+//! profilers print against mangled PTX names ([`names`]).
+//!
+//! Invariants: every stored value is finite and scaled to its [`units::Unit`]; a metric the
+//! crate interprets (see [`metrics::expected_unit`]) never holds a value in another unit —
+//! that is a [`ProfileError::UnexpectedUnit`] naming file, row and column; nothing is
+//! defaulted silently: an absent metric is `None`, a malformed field is an error.
+//! The measured warp instructions per warp feed the trip-count solver of issue 3 (step 3);
+//! DRAM, L2, global and shared traffic feed mapper g (pipeline-model-analysis §3.1.2).
+
+mod error;
+mod formats;
+pub mod metrics;
+pub mod names;
+mod table;
+pub mod units;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+pub use error::{Loc, ProfileError};
+pub use metrics::Quantity;
+pub use names::{match_name, matches, NameMatch};
+pub use units::Unit;
+
+/// The input formats, as detected from the header record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// nvprof `--csv --metrics …` and/or `--events …` summary (Min/Max/Avg per kernel).
+    NvprofSummary,
+    /// nvprof `--csv --print-gpu-trace` (one row per launch or copy, a units row).
+    NvprofTrace,
+    /// Nsight Compute `--csv` (details page): one row per launch and metric.
+    NcuLong,
+    /// Nsight Compute `--csv --page raw`: one row per launch, one column per metric.
+    NcuRaw,
+    /// `kernel,loop,trips`.
+    TripsTable,
+}
+
+/// One metric value of one launch, scaled to `unit`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Metric {
+    pub value: f64,
+    pub unit: Unit,
+    /// nvprof summaries: the minimum and maximum over the averaged invocations.
+    pub min: Option<f64>,
+    pub max: Option<f64>,
+    /// The file row (1-based line) the value came from.
+    pub row: usize,
+}
+
+/// The metrics of one kernel launch. For nvprof summaries there is a single `Launch`
+/// holding the averages over `aggregated` invocations.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Launch {
+    /// The profiler's launch ID (Nsight Compute `ID`, nvprof `Correlation_ID`).
+    pub id: Option<String>,
+    /// `Some(n)`: the values are averages over `n` invocations (nvprof summary).
+    pub aggregated: Option<u64>,
+    pub grid: Option<[u64; 3]>,
+    pub block: Option<[u64; 3]>,
+    pub metrics: BTreeMap<String, Metric>,
+}
+
+/// A value derived for a [`Quantity`], with the metric(s) it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Measure {
+    pub value: f64,
+    pub from: String,
+}
+
+impl Launch {
+    /// The raw metric by its profiler name.
+    pub fn get(&self, metric: &str) -> Option<&Metric> {
+        self.metrics.get(metric)
+    }
+
+    fn val(&self, m: &str) -> Option<f64> {
+        self.metrics.get(m).map(|x| x.value)
+    }
+
+    /// The quantity from whichever metrics this launch holds (Nsight Compute names first).
+    pub fn quantity(&self, q: Quantity) -> Option<Measure> {
+        use metrics::{Recipe, SECTOR_BYTES};
+        q.recipes().iter().find_map(|r| match *r {
+            Recipe::One(a) => self.val(a).map(|v| Measure {
+                value: v,
+                from: a.to_string(),
+            }),
+            Recipe::Sectors(a) => self.val(a).map(|v| Measure {
+                value: v * SECTOR_BYTES,
+                from: format!("{a} * 32"),
+            }),
+            Recipe::Sum(a, b) => Some(Measure {
+                value: self.val(a)? + self.val(b)?,
+                from: format!("{a} + {b}"),
+            }),
+            Recipe::SectorSum(a, b) => Some(Measure {
+                value: (self.val(a)? + self.val(b)?) * SECTOR_BYTES,
+                from: format!("({a} + {b}) * 32"),
+            }),
+            Recipe::Ratio(a, b) => {
+                let d = self.val(b)?;
+                (d != 0.0).then_some(Measure {
+                    value: self.val(a)? / d,
+                    from: format!("{a} / {b}"),
+                })
+            }
+        })
+    }
+
+    /// Warp instructions executed per warp: `inst_executed / warps_launched`
+    /// (`smsp__inst_executed.sum / sm__warps_launched.sum`); `None` if either is missing or
+    /// no warp was launched.
+    pub fn warp_insts_per_warp(&self) -> Option<f64> {
+        let i = self.quantity(Quantity::WarpInstsExecuted)?.value;
+        let w = self.quantity(Quantity::WarpsLaunched)?.value;
+        (w > 0.0).then_some(i / w)
+    }
+}
+
+/// Which launch of a kernel launched several times to use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Invocation {
+    /// The launch with the median duration (or, without durations, the median warp
+    /// instruction count; or the middle launch). Even counts take the lower middle, so the
+    /// result is always a real launch whose metrics belong together.
+    #[default]
+    Median,
+    /// The n-th launch of that kernel in file order, from 0.
+    Index(usize),
+}
+
+/// All launches of one kernel in a file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelProfile {
+    /// The name as the profiler printed it (usually demangled).
+    pub name: String,
+    /// The mangled name, when the file printed it (or the printed name is mangled).
+    pub mangled: Option<String>,
+    pub launches: Vec<Launch>,
+}
+
+impl KernelProfile {
+    /// The selected launch, `None` if `Index` is out of range (or there are no launches).
+    pub fn launch(&self, inv: Invocation) -> Option<&Launch> {
+        match inv {
+            Invocation::Index(n) => self.launches.get(n),
+            Invocation::Median => {
+                let key = |l: &Launch| {
+                    l.quantity(Quantity::Duration)
+                        .or_else(|| l.quantity(Quantity::WarpInstsExecuted))
+                        .map(|m| m.value)
+                };
+                let mut order: Vec<usize> = (0..self.launches.len()).collect();
+                if self.launches.iter().all(|l| key(l).is_some()) {
+                    order.sort_by(|&a, &b| {
+                        let ka = key(&self.launches[a]).unwrap_or(0.0);
+                        let kb = key(&self.launches[b]).unwrap_or(0.0);
+                        ka.total_cmp(&kb).then(a.cmp(&b))
+                    });
+                }
+                let mid = order.len().checked_sub(1)? / 2;
+                self.launches.get(order[mid])
+            }
+        }
+    }
+
+    fn matched_by(&self, ptx_mangled: &str) -> Option<NameMatch> {
+        let by_mangled = self
+            .mangled
+            .as_deref()
+            .filter(|m| *m == ptx_mangled)
+            .map(|_| NameMatch::Full);
+        by_mangled.or_else(|| match_name(&self.name, ptx_mangled))
+    }
+}
+
+/// A loop named by a trips-table row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoopRef {
+    /// The PTX label of the loop header, e.g. `$L__BB0_3`.
+    Label(String),
+    /// `line:N`: the CUDA source line the header maps to through `.loc`.
+    Line(u32),
+}
+
+/// One row of a `kernel,loop,trips` table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TripRow {
+    pub kernel: String,
+    pub loop_ref: LoopRef,
+    pub trips: u64,
+    /// 1-based line number in the file.
+    pub row: usize,
+}
+
+/// A parsed profiler or trips file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Profile {
+    /// The file name (or other origin) given to [`parse`], used in every error.
+    pub origin: String,
+    pub format: Format,
+    /// Kernels in order of first appearance (empty for a trips table).
+    pub kernels: Vec<KernelProfile>,
+    /// Rows of a trips table (empty for profiler files).
+    pub trips: Vec<TripRow>,
+}
+
+impl Profile {
+    /// The profiled kernel that is the PTX entry `ptx_mangled`: full-signature matches
+    /// first, then bare-name matches; several candidates at the best level are an error.
+    pub fn kernel(&self, ptx_mangled: &str) -> Result<&KernelProfile, ProfileError> {
+        for level in [NameMatch::Full, NameMatch::BaseName] {
+            let found: Vec<&KernelProfile> = self
+                .kernels
+                .iter()
+                .filter(|k| k.matched_by(ptx_mangled) == Some(level))
+                .collect();
+            match found.as_slice() {
+                [] => continue,
+                [k] => return Ok(k),
+                many => {
+                    return Err(ProfileError::AmbiguousKernel {
+                        file: self.origin.clone(),
+                        kernel: ptx_mangled.to_string(),
+                        candidates: many.iter().map(|k| k.name.clone()).collect(),
+                    })
+                }
+            }
+        }
+        Err(ProfileError::NoKernel {
+            file: self.origin.clone(),
+            kernel: ptx_mangled.to_string(),
+            available: self.kernels.iter().map(|k| k.name.clone()).collect(),
+        })
+    }
+
+    /// The selected launch of the kernel that is `ptx_mangled`.
+    pub fn launch(&self, ptx_mangled: &str, inv: Invocation) -> Result<&Launch, ProfileError> {
+        let k = self.kernel(ptx_mangled)?;
+        k.launch(inv).ok_or_else(|| ProfileError::NoInvocation {
+            file: self.origin.clone(),
+            kernel: k.name.clone(),
+            index: match inv {
+                Invocation::Index(n) => n,
+                Invocation::Median => 0,
+            },
+            count: k.launches.len(),
+        })
+    }
+}
+
+/// Parses profiler or trips-table text; `origin` names it in errors (usually the path).
+pub fn parse(text: &str, origin: &str) -> Result<Profile, ProfileError> {
+    let records = table::records(text, origin)?;
+    formats::parse_records(records, origin)
+}
+
+/// Reads and parses a file.
+pub fn load(path: &Path) -> Result<Profile, ProfileError> {
+    let origin = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|source| ProfileError::Io {
+        file: origin.clone(),
+        source,
+    })?;
+    parse(&text, &origin)
+}

@@ -1,0 +1,253 @@
+//! The metrics the pipeline interprets, under both their nvprof and Nsight Compute names.
+//!
+//! [`expected_unit`] lists every metric whose unit we rely on (a value in another unit is an
+//! error, see [`crate::ProfileError::UnexpectedUnit`]). [`Quantity`] names what later stages
+//! ask for — the trip-count solver (issue 3, step 3: warp instructions per warp) and mapper g
+//! (DRAM, L2, global and shared-memory traffic) — and [`crate::Launch::quantity`] resolves it
+//! from whichever profiler's metrics the launch holds, preferring Nsight Compute names.
+
+use crate::units::Unit;
+
+/// Bytes per DRAM/L2/L1 sector and per nvprof memory transaction (32 B since Maxwell).
+pub const SECTOR_BYTES: f64 = 32.0;
+
+/// The unit a known metric must be reported in (after prefix scaling), or `None` when the
+/// metric is not interpreted by this crate and any unit is kept as printed.
+pub fn expected_unit(metric: &str) -> Option<Unit> {
+    use Unit::*;
+    let u = match metric {
+        "smsp__inst_executed.sum"
+        | "inst_executed"
+        | "smsp__thread_inst_executed.sum"
+        | "smsp__sass_inst_executed_op_global_ld.sum"
+        | "smsp__sass_inst_executed_op_global_st.sum"
+        | "smsp__sass_inst_executed_op_shared_ld.sum"
+        | "smsp__sass_inst_executed_op_shared_st.sum"
+        | "inst_executed_global_loads"
+        | "inst_executed_global_stores"
+        | "inst_executed_shared_loads"
+        | "inst_executed_shared_stores" => Inst,
+        "sm__warps_launched.sum" | "warps_launched" => Warp,
+        "dram__bytes_read.sum"
+        | "dram__bytes_write.sum"
+        | "dram__bytes.sum"
+        | "dram_read_bytes"
+        | "dram_write_bytes"
+        | "lts__t_bytes.sum"
+        | "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum"
+        | "l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum" => Byte,
+        "lts__t_sectors_op_read.sum"
+        | "lts__t_sectors_op_write.sum"
+        | "lts__t_sectors.sum"
+        | "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
+        | "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum" => Sector,
+        "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
+        | "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum" => Request,
+        "smsp__sass_branch_targets_threads_divergent.sum" => Branch,
+        "smsp__sass_average_branch_targets_threads_uniform.pct"
+        | "branch_efficiency"
+        | "lts__t_sector_hit_rate.pct"
+        | "gld_efficiency"
+        | "gst_efficiency" => Percent,
+        "sm__cycles_elapsed.max"
+        | "sm__cycles_elapsed.avg"
+        | "sm__cycles_active.avg"
+        | "elapsed_cycles_sm" => Cycle,
+        "gpu__time_duration.sum" | "Duration" => Nanosecond,
+        "gld_requested_throughput"
+        | "gst_requested_throughput"
+        | "gld_throughput"
+        | "gst_throughput"
+        | "dram_read_throughput"
+        | "dram_write_throughput" => BytePerSecond,
+        // Counts of transactions, requests, conflicts and wavefronts: plain numbers.
+        "dram_read_transactions"
+        | "dram_write_transactions"
+        | "l2_read_transactions"
+        | "l2_write_transactions"
+        | "gld_transactions"
+        | "gst_transactions"
+        | "global_load_requests"
+        | "global_store_requests"
+        | "shared_load_transactions"
+        | "shared_store_transactions"
+        | "shared_load_transactions_per_request"
+        | "shared_store_transactions_per_request"
+        | "shared_ld_bank_conflict"
+        | "shared_st_bank_conflict"
+        | "divergent_branch"
+        | "branch"
+        | "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"
+        | "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"
+        | "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
+        | "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum" => Count,
+        _ => return None,
+    };
+    Some(u)
+}
+
+/// A quantity the pipeline uses, independent of the profiler that measured it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Quantity {
+    /// Warp-level instructions executed, all warps (`smsp__inst_executed.sum` | `inst_executed`).
+    WarpInstsExecuted,
+    /// Warps launched (`sm__warps_launched.sum` | `warps_launched`).
+    WarpsLaunched,
+    DramReadBytes,
+    DramWriteBytes,
+    /// Read + write, or `dram__bytes.sum`.
+    DramBytes,
+    L2ReadSectors,
+    L2WriteSectors,
+    GlobalLoadBytes,
+    GlobalStoreBytes,
+    GlobalLoadSectors,
+    GlobalStoreSectors,
+    GlobalLoadRequests,
+    GlobalStoreRequests,
+    SharedLoadBankConflicts,
+    SharedStoreBankConflicts,
+    /// Shared-memory wavefronts (transactions) per shared load instruction (1 = conflict-free).
+    SharedLoadTransactionsPerRequest,
+    SharedStoreTransactionsPerRequest,
+    DivergentBranches,
+    /// Percent of branches whose targets are uniform across the warp.
+    BranchEfficiency,
+    /// SM cycles elapsed, maximum over SMs (`sm__cycles_elapsed.max`).
+    Cycles,
+    /// Kernel duration in nanoseconds.
+    Duration,
+}
+
+impl Quantity {
+    pub const ALL: [Quantity; 21] = [
+        Quantity::WarpInstsExecuted,
+        Quantity::WarpsLaunched,
+        Quantity::DramReadBytes,
+        Quantity::DramWriteBytes,
+        Quantity::DramBytes,
+        Quantity::L2ReadSectors,
+        Quantity::L2WriteSectors,
+        Quantity::GlobalLoadBytes,
+        Quantity::GlobalStoreBytes,
+        Quantity::GlobalLoadSectors,
+        Quantity::GlobalStoreSectors,
+        Quantity::GlobalLoadRequests,
+        Quantity::GlobalStoreRequests,
+        Quantity::SharedLoadBankConflicts,
+        Quantity::SharedStoreBankConflicts,
+        Quantity::SharedLoadTransactionsPerRequest,
+        Quantity::SharedStoreTransactionsPerRequest,
+        Quantity::DivergentBranches,
+        Quantity::BranchEfficiency,
+        Quantity::Cycles,
+        Quantity::Duration,
+    ];
+
+    /// How the quantity is obtained, in order of preference. Each recipe is tried in turn;
+    /// the first whose metrics are all present gives the value.
+    pub(crate) fn recipes(self) -> &'static [Recipe] {
+        use Quantity::*;
+        use Recipe::*;
+        match self {
+            WarpInstsExecuted => &[One("smsp__inst_executed.sum"), One("inst_executed")],
+            WarpsLaunched => &[One("sm__warps_launched.sum"), One("warps_launched")],
+            DramReadBytes => &[
+                One("dram__bytes_read.sum"),
+                One("dram_read_bytes"),
+                Sectors("dram_read_transactions"),
+            ],
+            DramWriteBytes => &[
+                One("dram__bytes_write.sum"),
+                One("dram_write_bytes"),
+                Sectors("dram_write_transactions"),
+            ],
+            DramBytes => &[
+                One("dram__bytes.sum"),
+                Sum("dram__bytes_read.sum", "dram__bytes_write.sum"),
+                Sum("dram_read_bytes", "dram_write_bytes"),
+                SectorSum("dram_read_transactions", "dram_write_transactions"),
+            ],
+            L2ReadSectors => &[
+                One("lts__t_sectors_op_read.sum"),
+                One("l2_read_transactions"),
+            ],
+            L2WriteSectors => &[
+                One("lts__t_sectors_op_write.sum"),
+                One("l2_write_transactions"),
+            ],
+            GlobalLoadBytes => &[
+                One("l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum"),
+                Sectors("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"),
+                Sectors("gld_transactions"),
+            ],
+            GlobalStoreBytes => &[
+                One("l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum"),
+                Sectors("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"),
+                Sectors("gst_transactions"),
+            ],
+            GlobalLoadSectors => &[
+                One("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"),
+                One("gld_transactions"),
+            ],
+            GlobalStoreSectors => &[
+                One("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"),
+                One("gst_transactions"),
+            ],
+            GlobalLoadRequests => &[
+                One("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"),
+                One("global_load_requests"),
+                One("inst_executed_global_loads"),
+            ],
+            GlobalStoreRequests => &[
+                One("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"),
+                One("global_store_requests"),
+                One("inst_executed_global_stores"),
+            ],
+            SharedLoadBankConflicts => &[
+                One("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"),
+                One("shared_ld_bank_conflict"),
+            ],
+            SharedStoreBankConflicts => &[
+                One("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"),
+                One("shared_st_bank_conflict"),
+            ],
+            SharedLoadTransactionsPerRequest => &[
+                Ratio(
+                    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+                    "smsp__sass_inst_executed_op_shared_ld.sum",
+                ),
+                One("shared_load_transactions_per_request"),
+            ],
+            SharedStoreTransactionsPerRequest => &[
+                Ratio(
+                    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+                    "smsp__sass_inst_executed_op_shared_st.sum",
+                ),
+                One("shared_store_transactions_per_request"),
+            ],
+            DivergentBranches => &[
+                One("smsp__sass_branch_targets_threads_divergent.sum"),
+                One("divergent_branch"),
+            ],
+            BranchEfficiency => &[
+                One("smsp__sass_average_branch_targets_threads_uniform.pct"),
+                One("branch_efficiency"),
+            ],
+            Cycles => &[One("sm__cycles_elapsed.max")],
+            Duration => &[One("gpu__time_duration.sum"), One("Duration")],
+        }
+    }
+}
+
+/// One way to compute a [`Quantity`] from raw metrics.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Recipe {
+    One(&'static str),
+    /// A count of 32-byte sectors/transactions, converted to bytes.
+    Sectors(&'static str),
+    Sum(&'static str, &'static str),
+    SectorSum(&'static str, &'static str),
+    /// `a / b`; absent when `b` is zero.
+    Ratio(&'static str, &'static str),
+}
