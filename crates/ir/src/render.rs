@@ -257,6 +257,8 @@ struct JsonLoop<'a> {
 struct JsonCfg<'a> {
     kernel: &'a str,
     demangled: Option<String>,
+    /// Register names indexed by the register ids used below.
+    registers: Vec<&'a str>,
     blocks: Vec<JsonBlock>,
     loops: Vec<JsonLoop<'a>>,
     warnings: Vec<&'a str>,
@@ -267,6 +269,7 @@ pub fn json(k: &Kernel, an: &Analysis, trips: Option<&Trips>) -> String {
     let doc = JsonCfg {
         kernel: &k.name,
         demangled: crate::names::demangle(&k.name),
+        registers: k.regs.iter().map(|r| r.name.as_str()).collect(),
         blocks: k
             .cfg
             .blocks()

@@ -61,3 +61,30 @@ fn sample_summaries() {
         );
     });
 }
+
+/// JSON and DOT renderings of one small kernel with nested loops, under its documented launch.
+#[test]
+fn nested_loops_json_and_dot() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../ptx_samples/sm_90/loops.ptx"
+    );
+    let text = std::fs::read_to_string(path).expect("sample readable");
+    let module = ptx::parse(&text).expect("parses");
+    let kernel = ir::lower_kernel(&module, "_Z6nestedPKfPfii").expect("lowers");
+    let an = ir::analyze(&kernel).expect("reducible");
+    let launch = ir::Launch {
+        grid: [4, 1, 1],
+        block: [128, 1, 1],
+        params: vec![("2".into(), 16), ("3".into(), 8)],
+    }
+    .bind(&kernel)
+    .expect("binds");
+    let trips =
+        ir::resolve_trips(&kernel, &an, &launch, &ir::TripInputs::default()).expect("resolves");
+    settings().bind(|| {
+        insta::assert_snapshot!("nested_json", ir::render::json(&kernel, &an, Some(&trips)));
+        insta::assert_snapshot!("nested_dot", ir::render::dot(&kernel, &an, Some(&trips)));
+        insta::assert_snapshot!("nested_explain", ir::render::explain(&kernel, &an, &trips));
+    });
+}
