@@ -107,7 +107,7 @@ pub fn simulate_with_records(
         },
         warps: c.warps,
         occupancy_warps: exec.occupancy_warps(),
-        concurrent_groups: exec.concurrent_groups,
+        concurrent_groups: u64::from(exec.concurrent_groups).min(exec.groups_per_core()) as u32,
         groups: exec.groups_per_core(),
         instructions: c.instructions,
         wpc: per_cycle(c.warps),

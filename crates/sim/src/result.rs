@@ -81,6 +81,7 @@ pub struct SimResult {
     pub warps: u64,
     /// Concurrent warps ω.
     pub occupancy_warps: u64,
+    /// Resident groups γ (capped by the groups the core runs).
     pub concurrent_groups: u32,
     pub groups: u64,
     pub instructions: u64,

@@ -1,0 +1,303 @@
+//! `ptx2idg simulate FILE.ptx|FILE.json [--gpu NAME] [launch] [trips] [occupancy] [scheduler]
+//! [--profile F] [--profile-svg F] [--plot F] [--format text|json|csv]`: runs the Pipeline-model
+//! simulator (crate `sim`) on one kernel launch, once or as an occupancy sweep.
+//!
+//! A single run prints the `SimResult` (text or JSON); `--occupancy A..=B` (warps) or
+//! `--blocks-per-sm A..=B` sweeps the resident groups and prints CSV with the header
+//! `occupancy_warps,blocks_per_sm,cycles,wpc,time_us`. Mappers f and g time the nodes
+//! (profiler files among `--trips` feed g, as in `map`). Errors go through `diag`.
+
+use std::io::IsTerminal;
+use std::ops::RangeInclusive;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use super::args::{LaunchArgs, TripsArgs};
+use super::front;
+use super::gpu_args::GpuArgs;
+use super::idg::WalkArgs;
+use crate::diag;
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+    Csv,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SchedulerArg {
+    /// Loose round-robin.
+    Lrr,
+    /// Greedy-then-oldest.
+    Gto,
+    /// Oldest first.
+    Oldest,
+}
+
+#[derive(clap::Args)]
+pub struct SimulateArgs {
+    /// A PTX file, or the IDG JSON of a launch (`ptx2idg FILE --format json`).
+    file: PathBuf,
+    /// The kernel (PTX input): mangled name, demangled name or an unambiguous substring.
+    #[arg(long)]
+    kernel: Option<String>,
+    #[command(flatten)]
+    gpu: GpuArgs,
+    /// Do not use profiler metrics for mapper g even when `--trips` gives a profiler file.
+    #[arg(long)]
+    no_metrics: bool,
+    #[command(flatten)]
+    launch: LaunchArgs,
+    #[command(flatten)]
+    trips: TripsArgs,
+    #[command(flatten)]
+    walk: WalkArgs,
+    /// Registers per thread, for the occupancy rules.
+    #[arg(long, value_name = "N", default_value_t = 32)]
+    regs: u32,
+    /// Shared memory per block in bytes (static + dynamic), for the occupancy rules.
+    #[arg(long, value_name = "BYTES", default_value_t = 0)]
+    shared: u32,
+    /// Sweep resident warps: A..=B (whole groups only) or N.
+    #[arg(long, value_name = "A..=B", value_parser = parse_range, conflicts_with = "blocks_per_sm")]
+    occupancy: Option<RangeInclusive<u32>>,
+    /// Sweep resident blocks per SM: A..=B, or N for one run with N blocks.
+    #[arg(long, value_name = "A..=B", value_parser = parse_range)]
+    blocks_per_sm: Option<RangeInclusive<u32>>,
+    /// Warp scheduler (default: the profile's).
+    #[arg(long, value_enum)]
+    scheduler: Option<SchedulerArg>,
+    /// Issue each warp's instructions in program order (NVIDIA hardware) instead of dataflow.
+    #[arg(long)]
+    in_order: bool,
+    /// Split the core into its scheduler partitions, each with IL/P and its own pipelines.
+    #[arg(long)]
+    sub_partitions: bool,
+    /// Dataflow lookahead window per warp (not-yet-issued instructions).
+    #[arg(long, value_name = "N", default_value_t = 64)]
+    window: u32,
+    /// Write the execution profile as a Chrome trace (Perfetto, chrome://tracing).
+    #[arg(long, value_name = "FILE")]
+    profile: Option<PathBuf>,
+    /// Write a Gantt chart of the execution (small runs) as SVG.
+    #[arg(long, value_name = "FILE")]
+    profile_svg: Option<PathBuf>,
+    /// Write the occupancy curve of a sweep as SVG.
+    #[arg(long, value_name = "FILE")]
+    plot: Option<PathBuf>,
+    /// Output format (default: text for one run, csv for a sweep).
+    #[arg(long, value_enum)]
+    format: Option<Format>,
+}
+
+/// `A..=B`, `A..B` (exclusive end) or `N`.
+fn parse_range(s: &str) -> Result<RangeInclusive<u32>, String> {
+    let num = |t: &str| {
+        t.trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|v| *v > 0)
+            .ok_or_else(|| format!("`{t}` in `{s}` is not a positive integer"))
+    };
+    let r = if let Some((a, b)) = s.split_once("..=") {
+        num(a)?..=num(b)?
+    } else if let Some((a, b)) = s.split_once("..") {
+        num(a)?..=num(b)?.saturating_sub(1)
+    } else {
+        let n = num(s)?;
+        n..=n
+    };
+    if r.is_empty() {
+        return Err(format!("`{s}` is an empty range"));
+    }
+    Ok(r)
+}
+
+fn fail(file: &str, e: impl std::fmt::Display) -> ExitCode {
+    diag::file_error(file, &e.to_string());
+    ExitCode::from(1)
+}
+
+fn write_out(path: &Path, text: &str) -> Result<(), ExitCode> {
+    std::fs::write(path, text).map_err(|e| fail(&path.display().to_string(), e))
+}
+
+/// The IDGs of the launch: read from JSON, or built from PTX by the front end.
+fn load_idgs(args: &SimulateArgs) -> Result<(String, idg::KernelIdgs), ExitCode> {
+    let file = args.file.display().to_string();
+    if args.file.extension().is_some_and(|e| e == "json") {
+        let text = std::fs::read_to_string(&args.file).map_err(|e| fail(&file, e))?;
+        let k = idg::KernelIdgs::from_json(&text).map_err(|e| fail(&file, e))?;
+        return Ok((file, k));
+    }
+    let source = front::load(&args.file, args.kernel.as_deref())?;
+    let fe = front::run(&source, &args.launch, &args.trips, &args.walk.options())?;
+    Ok((file, fe.built.idgs))
+}
+
+/// Mapper g's metrics from the first profiler file among `--trips` that profiled `entry`.
+fn metrics(trips: &TripsArgs, entry: &str) -> Result<Option<gpu::GMetrics>, String> {
+    let data = trips.load(entry)?;
+    Ok(data
+        .profiles
+        .iter()
+        .find_map(|p| p.launch(entry, trips.invocation()).ok())
+        .map(gpu::GMetrics::from_launch))
+}
+
+pub fn run(args: &SimulateArgs) -> ExitCode {
+    match run_inner(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(code) => code,
+    }
+}
+
+fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
+    let profile = args.gpu.load()?;
+    let (file, idgs) = load_idgs(args)?;
+    let metrics = if args.no_metrics {
+        None
+    } else {
+        metrics(&args.trips, &idgs.kernel).map_err(|e| fail(&file, e))?
+    };
+    let (timings, warnings) = gpu::map_kernel(&idgs, &profile, metrics.as_ref());
+    for w in &warnings {
+        diag::file_error(&file, &format!("warning: {w}"));
+    }
+    let hw = sim::hardware_from_profile(&profile);
+    let costs = sim::costs_from_timing(&timings);
+    let opts = sim::SimOptions {
+        scheduler: match args.scheduler {
+            None => sim::scheduler_from_profile(&profile),
+            Some(SchedulerArg::Lrr) => sim::Scheduler::LooseRoundRobin,
+            Some(SchedulerArg::Gto) => sim::Scheduler::GreedyThenOldest,
+            Some(SchedulerArg::Oldest) => sim::Scheduler::OldestFirst,
+        },
+        order: if args.in_order {
+            sim::IssueOrder::InOrder
+        } else {
+            sim::IssueOrder::Dataflow
+        },
+        sub_partitions: args.sub_partitions,
+        window: args.window,
+        ring: (args.window.max(1) * 4).next_power_of_two(),
+        record: args.profile.is_some() || args.profile_svg.is_some(),
+    };
+    let launch = sim::Launch {
+        regs_per_thread: args.regs,
+        shared_bytes_per_block: args.shared,
+        blocks_per_sm: None,
+    };
+    let axis = match (&args.occupancy, &args.blocks_per_sm) {
+        (Some(r), _) => Some(sim::SweepAxis::Warps(r.clone())),
+        (None, Some(r)) if r.start() != r.end() => Some(sim::SweepAxis::BlocksPerSm(r.clone())),
+        _ => None,
+    };
+
+    let Some(axis) = axis else {
+        let launch = sim::Launch {
+            blocks_per_sm: args.blocks_per_sm.as_ref().map(|r| *r.start()),
+            ..launch
+        };
+        let exec = sim::exec_for_occupancy(&idgs, &profile, &launch).map_err(|e| fail(&file, e))?;
+        let (result, records) = sim::simulate_with_records(&idgs, &costs, &hw, &exec, &opts)
+            .map_err(|e| fail(&file, e))?;
+        if let Some(p) = &args.profile {
+            write_out(p, &sim::trace::chrome_trace(&idgs, &hw, &records))?;
+        }
+        if let Some(p) = &args.profile_svg {
+            let svg = sim::trace::gantt_svg(&idgs, &hw, &records).map_err(|e| fail(&file, e))?;
+            write_out(p, &svg)?;
+        }
+        if args.plot.is_some() {
+            diag::usage("--plot draws a sweep; give --occupancy or --blocks-per-sm A..=B");
+            return Err(ExitCode::from(2));
+        }
+        match args.format.unwrap_or(Format::Text) {
+            Format::Text => print!("{}", result.to_text()),
+            Format::Json => println!("{}", result.to_json()),
+            Format::Csv => print!(
+                "{}",
+                sim::sweep_csv(&[sim::SweepPoint {
+                    occupancy_warps: result.occupancy_warps,
+                    blocks_per_sm: result.concurrent_groups,
+                    cycles: result.cycles,
+                    wpc: result.wpc,
+                    time_us: result.time_us,
+                    result,
+                }])
+            ),
+        }
+        return Ok(());
+    };
+
+    if args.profile.is_some() || args.profile_svg.is_some() {
+        diag::usage("--profile and --profile-svg record one run; drop the sweep range");
+        return Err(ExitCode::from(2));
+    }
+    let base = sim::exec_for_occupancy(
+        &idgs,
+        &profile,
+        &sim::Launch {
+            blocks_per_sm: Some(1),
+            ..launch
+        },
+    )
+    .map_err(|e| fail(&file, e))?;
+    let points = axis
+        .group_counts(base.warps_per_group)
+        .map_err(|e| fail(&file, e))?
+        .len();
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let b = indicatif::ProgressBar::new(points as u64);
+        b.set_message("simulating");
+        b
+    });
+    let tick = || {
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
+    };
+    let sweep = sim::sweep(&idgs, &costs, &hw, &base, &opts, &axis, &tick);
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let sweep = sweep.map_err(|e| fail(&file, e))?;
+    if let Some(p) = &args.plot {
+        let title = format!("{} on {}", idgs.kernel, profile.name);
+        write_out(p, &sim::sweep_plot_svg(&sweep, &title))?;
+    }
+    match args.format.unwrap_or(Format::Csv) {
+        Format::Csv => print!("{}", sim::sweep_csv(&sweep)),
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&sweep).unwrap_or_default()
+        ),
+        Format::Text => {
+            for p in &sweep {
+                println!(
+                    "== {} warps ({} blocks per SM)",
+                    p.occupancy_warps, p.blocks_per_sm
+                );
+                print!("{}", p.result.to_text());
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges() {
+        assert_eq!(parse_range("1..=64").unwrap(), 1..=64);
+        assert_eq!(parse_range("2..5").unwrap(), 2..=4);
+        assert_eq!(parse_range("8").unwrap(), 8..=8);
+        assert!(parse_range("0..=3").is_err());
+        assert!(parse_range("5..=2").is_err());
+        assert!(parse_range("x").is_err());
+    }
+}
