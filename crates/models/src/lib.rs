@@ -1,0 +1,152 @@
+//! `models`: the analytical GPU performance models of pipeline-model-analysis section 2, made
+//! side by side from the same inputs as the Pipeline simulation (one IDG, the mapped λ/Λ, the
+//! execution configuration), plus the corrected variants of section 5.1.
+//!
+//! - [`characterize`]: the software characterization, computed once per kernel from the
+//!   streamed IDG (α_comp, α_mem, CI, ILP, Λ_app, GPUMech intervals, WFG blocks).
+//! - [`HwParams`]: the hardware block of Table 2 (λ_comp, Λ_comp, λ_mem, Λ_mem, λ_mem^instr,
+//!   issue limit), averaged over the kernel's mapped instructions.
+//! - One module per model, each with `predict(char, hw, occupancy_warps) -> Prediction`:
+//!   [`roofline`] (Eq. 1), [`volkov`] (Eqs. 2-3), [`mwp_cwp`] (Eqs. 15-28, section 5.1),
+//!   [`wfg`] (Eqs. 30-36, 41-42), [`gpumech`] (section 2.5, 2.5.1).
+//! - [`table`]: the occupancy table (with the simulator's `pipeline` column), CSV, `--explain`
+//!   text and the SVG chart of Fig. 14.
+//!
+//! Every model predicts the steady-state warp throughput of one core (WPC = ω / CPR, CPR the
+//! cycles of one run of ω warps). Library code never prints.
+
+pub mod characterize;
+pub mod gpumech;
+pub mod hw;
+pub mod mwp_cwp;
+pub mod plot;
+pub mod roofline;
+pub mod table;
+pub mod volkov;
+pub mod wfg;
+
+pub use characterize::{Interval, KernelCharacterization, SubsystemLoad, WfgBlock, WfgMem};
+pub use hw::HwParams;
+pub use table::{models_table, Row, Table, CSV_HEADER};
+
+use serde::Serialize;
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ModelError {
+    #[error("the kernel has no warp class")]
+    NoClasses,
+    #[error("no timing table for warp class {class} ({classes} tables given)")]
+    MissingTiming { class: u32, classes: usize },
+    #[error("the timing table has {timings} entries for an IDG of {nodes} nodes")]
+    TimingLength { nodes: usize, timings: usize },
+    #[error("the representative warp executes no instruction")]
+    EmptyKernel,
+    #[error("the occupancy range {lo}..={hi} holds no whole group of {warps_per_group} warps")]
+    NoOccupancy {
+        lo: u32,
+        hi: u32,
+        warps_per_group: u32,
+    },
+    #[error("pipeline simulation: {0}")]
+    Sim(String),
+}
+
+/// What limits a prediction at one occupancy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Regime {
+    /// A subsystem's or the issue limit's throughput (the roof).
+    Throughput,
+    /// Latencies not hidden by the ω warps (left of the ridge).
+    Latency,
+    /// MWP-CWP's three cases (section 2.3.1).
+    MemoryBound,
+    ComputeBound,
+    OccupancyBound,
+}
+
+/// One model's prediction at one occupancy.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Prediction {
+    /// Warps per cycle per core.
+    pub wpc: f64,
+    /// Cycles per run of ω warps (CPR).
+    pub cycles_per_run: f64,
+    pub regime: Regime,
+}
+
+impl Prediction {
+    /// From the cycles of one run of ω warps.
+    pub(crate) fn from_cpr(occupancy_warps: u32, cpr: f64, regime: Regime) -> Self {
+        let wpc = if cpr > 0.0 {
+            f64::from(occupancy_warps) / cpr
+        } else {
+            f64::INFINITY
+        };
+        Prediction {
+            wpc,
+            cycles_per_run: cpr,
+            regime,
+        }
+    }
+}
+
+/// The analytical models, in the column order of [`CSV_HEADER`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModelKind {
+    Roofline,
+    Volkov,
+    MwpCwp,
+    MwpCwpCorr,
+    Wfg,
+    WfgCorr,
+    GpuMechRr,
+    GpuMechGto,
+}
+
+impl ModelKind {
+    pub const ALL: [ModelKind; 8] = [
+        ModelKind::Roofline,
+        ModelKind::Volkov,
+        ModelKind::MwpCwp,
+        ModelKind::MwpCwpCorr,
+        ModelKind::Wfg,
+        ModelKind::WfgCorr,
+        ModelKind::GpuMechRr,
+        ModelKind::GpuMechGto,
+    ];
+
+    /// The CSV column name.
+    pub fn column(self) -> &'static str {
+        match self {
+            ModelKind::Roofline => "roofline",
+            ModelKind::Volkov => "volkov",
+            ModelKind::MwpCwp => "mwp_cwp",
+            ModelKind::MwpCwpCorr => "mwp_cwp_corr",
+            ModelKind::Wfg => "wfg",
+            ModelKind::WfgCorr => "wfg_corr",
+            ModelKind::GpuMechRr => "gpumech_rr",
+            ModelKind::GpuMechGto => "gpumech_gto",
+        }
+    }
+
+    pub fn predict(
+        self,
+        ch: &KernelCharacterization,
+        hw: &HwParams,
+        occupancy_warps: u32,
+    ) -> Prediction {
+        let f = match self {
+            ModelKind::Roofline => roofline::predict,
+            ModelKind::Volkov => volkov::predict,
+            ModelKind::MwpCwp => mwp_cwp::predict,
+            ModelKind::MwpCwpCorr => mwp_cwp::predict_corrected,
+            ModelKind::Wfg => wfg::predict,
+            ModelKind::WfgCorr => wfg::predict_corrected,
+            ModelKind::GpuMechRr => gpumech::predict_rr,
+            ModelKind::GpuMechGto => gpumech::predict_gto,
+        };
+        f(ch, hw, occupancy_warps)
+    }
+}

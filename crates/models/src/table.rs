@@ -1,0 +1,318 @@
+//! The occupancy table of `ptx2idg models`: one row per occupancy ω, the Pipeline simulation's
+//! WPC beside every analytical model's, with the stable CSV contract [`CSV_HEADER`], the
+//! `--explain` text and the chart.
+//!
+//! Invariants: rows ascend in ω; only whole work groups are simulated, so the rows are the
+//! multiples of the group size (in warps) inside the requested range, and every column of a
+//! row is filled (`pipeline` is empty only in tables built without the simulator).
+
+use std::fmt::Write as _;
+use std::ops::RangeInclusive;
+
+use gpu::{ClassTiming, GpuProfile};
+use idg::KernelIdgs;
+use serde::Serialize;
+
+use crate::{
+    gpumech, mwp_cwp, roofline, HwParams, KernelCharacterization, ModelError, ModelKind, Prediction,
+};
+
+/// The CSV header, a contract for scripts.
+pub const CSV_HEADER: &str = "occupancy_warps,pipeline,roofline,volkov,mwp_cwp,mwp_cwp_corr,wfg,wfg_corr,gpumech_rr,gpumech_gto";
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Row {
+    pub occupancy_warps: u32,
+    /// The Pipeline simulation's WPC.
+    pub pipeline: Option<f64>,
+    /// One prediction per [`ModelKind::ALL`] entry, in that order.
+    pub models: Vec<Prediction>,
+}
+
+impl Row {
+    pub fn wpc(&self, kind: ModelKind) -> f64 {
+        let i = ModelKind::ALL.iter().position(|k| *k == kind).unwrap_or(0);
+        self.models.get(i).map_or(f64::NAN, |p| p.wpc)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Table {
+    pub kernel: String,
+    pub gpu: String,
+    /// Subsystem names by `gpu::SubsystemId` index, for `--explain`.
+    pub subsystem_names: Vec<String>,
+    pub characterization: KernelCharacterization,
+    pub hw: HwParams,
+    pub rows: Vec<Row>,
+}
+
+/// The multiples of `warps_per_group` in `range`.
+pub fn occupancies(
+    range: &RangeInclusive<u32>,
+    warps_per_group: u32,
+) -> Result<Vec<u32>, ModelError> {
+    let g = warps_per_group.max(1);
+    let out: Vec<u32> = (*range.start().max(&1)..=*range.end())
+        .filter(|w| w % g == 0)
+        .collect();
+    if out.is_empty() {
+        return Err(ModelError::NoOccupancy {
+            lo: *range.start(),
+            hi: *range.end(),
+            warps_per_group: g,
+        });
+    }
+    Ok(out)
+}
+
+impl Table {
+    /// The analytical columns only (`pipeline` left empty).
+    pub fn analytical(
+        kernel: &str,
+        gpu: &str,
+        subsystem_names: Vec<String>,
+        ch: KernelCharacterization,
+        hw: HwParams,
+        occupancies: &[u32],
+    ) -> Table {
+        let rows = occupancies
+            .iter()
+            .map(|&w| Row {
+                occupancy_warps: w,
+                pipeline: None,
+                models: ModelKind::ALL
+                    .iter()
+                    .map(|k| k.predict(&ch, &hw, w))
+                    .collect(),
+            })
+            .collect();
+        Table {
+            kernel: kernel.to_string(),
+            gpu: gpu.to_string(),
+            subsystem_names,
+            characterization: ch,
+            hw,
+            rows,
+        }
+    }
+
+    /// CSV with [`CSV_HEADER`]; numbers with six significant digits.
+    pub fn to_csv(&self) -> String {
+        let mut s = String::from(CSV_HEADER);
+        s.push('\n');
+        for r in &self.rows {
+            let _ = write!(s, "{}", r.occupancy_warps);
+            s.push(',');
+            if let Some(p) = r.pipeline {
+                s.push_str(&num(p));
+            }
+            for m in &r.models {
+                s.push(',');
+                s.push_str(&num(m.wpc));
+            }
+            s.push('\n');
+        }
+        s
+    }
+
+    pub fn to_svg(&self) -> String {
+        crate::plot::chart(self)
+    }
+
+    /// The derived quantities and per-model parameters, for `--explain`.
+    pub fn explain(&self) -> String {
+        let ch = &self.characterization;
+        let hw = &self.hw;
+        let name = |id: u16| {
+            self.subsystem_names
+                .get(usize::from(id))
+                .cloned()
+                .unwrap_or_else(|| format!("subsystem {id}"))
+        };
+        let mut s = String::new();
+        let _ = writeln!(s, "kernel {} on {}", self.kernel, self.gpu);
+        let _ = writeln!(
+            s,
+            "representative warp class {} ({} warps; {} classes)",
+            ch.class, ch.class_warps, ch.classes
+        );
+        let _ = writeln!(s, "\nsoftware (per warp)");
+        let _ = writeln!(s, "  instructions N        {}", ch.instructions);
+        let _ = writeln!(s, "  alpha_comp            {}", ch.alpha_comp);
+        let _ = writeln!(s, "  alpha_mem             {}", ch.alpha_mem);
+        let _ = writeln!(s, "  alpha_sync            {}", ch.alpha_sync);
+        let _ = writeln!(s, "  CI                    {}", num(ch.ci()));
+        let _ = writeln!(
+            s,
+            "  ILP                   {} (depth {})",
+            num(ch.ilp()),
+            ch.depth
+        );
+        let _ = writeln!(
+            s,
+            "  Lambda_app (Eq. 2)    {} = chain {} over {} instructions + lambda of the other {}",
+            num(ch.lambda_app()),
+            num(ch.chain_latency),
+            ch.chain_instructions,
+            ch.instructions - ch.chain_instructions.min(ch.instructions)
+        );
+        let _ = writeln!(s, "\nsubsystem load (per warp)");
+        for l in &ch.subsystems {
+            let _ = writeln!(
+                s,
+                "  {:<12} {:>10} instructions, sum lambda {}, sum Lambda {}",
+                name(l.subsystem),
+                l.instructions,
+                num(l.lambda_sum),
+                num(l.latency_sum)
+            );
+        }
+        let _ = writeln!(s, "\nhardware (averages over the kernel's instructions)");
+        let _ = writeln!(s, "  issue limit           {}", num(hw.issue_limit));
+        let _ = writeln!(
+            s,
+            "  lambda_comp / Lambda_comp  {} / {}",
+            num(hw.lambda_comp),
+            num(hw.latency_comp)
+        );
+        let _ = writeln!(
+            s,
+            "  lambda_mem / Lambda_mem    {} / {}",
+            num(hw.lambda_mem),
+            num(hw.latency_mem)
+        );
+        let _ = writeln!(s, "  lambda_mem_instr      {}", num(hw.lambda_mem_instr));
+        let roof = roofline::roof(ch, hw);
+        let bound = match roof.bound {
+            roofline::Bound::Subsystem(id) => name(id),
+            roofline::Bound::Issue => "issue limit".to_string(),
+        };
+        let _ = writeln!(s, "\nRoofline (Eq. 1)");
+        let _ = writeln!(
+            s,
+            "  WPC_roof {} bound by {} ({} cycles per warp); IPC_roof (computations) {}; ridge lambda_mem/lambda_comp {}",
+            num(roof.wpc()),
+            bound,
+            num(roof.cycles_per_warp),
+            num(roofline::ipc(ch, hw)),
+            num(hw.ridge())
+        );
+        let p = mwp_cwp::parameters(ch, hw);
+        let _ = writeln!(s, "\nMWP-CWP (Eqs. 15-28)");
+        let _ = writeln!(
+            s,
+            "  MWP {}  CWP {}  Lambda*_app {}",
+            num(p.mwp),
+            num(p.cwp),
+            num(mwp_cwp::lambda_app_star(ch, hw))
+        );
+        let _ = writeln!(s, "\nWFG (Eqs. 30-36, 42)");
+        let _ = writeln!(
+            s,
+            "  {} distinct computation blocks, {} distinct memory nodes",
+            ch.wfg_blocks.len(),
+            ch.wfg_mems.len()
+        );
+        let _ = writeln!(s, "\nGPUMech (section 2.5)");
+        let _ = writeln!(
+            s,
+            "  single-warp cycles {}  issue probability (Eq. 9) {}  {} distinct intervals",
+            num(ch.gpumech_single_warp()),
+            num(gpumech::issue_probability(ch)),
+            ch.intervals.len()
+        );
+        let mut ivs: Vec<_> = ch.intervals.iter().collect();
+        ivs.sort_by_key(|iv| std::cmp::Reverse(iv.count));
+        for iv in ivs.iter().take(8) {
+            let _ = writeln!(
+                s,
+                "  {:>10} x {} instructions, {} issue cycles, {} stall cycles",
+                iv.count,
+                iv.instructions,
+                num(iv.issue_cycles),
+                num(iv.stall_cycles)
+            );
+        }
+        s
+    }
+}
+
+/// Six significant digits, no exponent for ordinary magnitudes.
+pub fn num(x: f64) -> String {
+    if x == 0.0 {
+        return "0".into();
+    }
+    if !x.is_finite() {
+        return if x.is_nan() {
+            "nan".into()
+        } else if x > 0.0 {
+            "inf".into()
+        } else {
+            "-inf".into()
+        };
+    }
+    let e = x.abs().log10().floor() as i32;
+    if (-5..6).contains(&e) {
+        let decimals = (5 - e).max(0) as usize;
+        let s = format!("{x:.decimals$}");
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s
+        }
+    } else {
+        format!("{x:.5e}")
+    }
+}
+
+/// The table of `ptx2idg models`: characterizes the kernel once, predicts every model at every
+/// whole-group occupancy of `occupancies`, and simulates the same occupancies with the Pipeline
+/// model (the GPU profile's scheduler, dataflow issue) for the `pipeline` column.
+pub fn models_table(
+    idgs: &KernelIdgs,
+    timings: &[ClassTiming],
+    gpu: &GpuProfile,
+    occupancies: RangeInclusive<u32>,
+) -> Result<Table, ModelError> {
+    let ch = KernelCharacterization::from_kernel(idgs, timings, gpu.issue_limit)?;
+    let hw = HwParams::from_profile(&ch, gpu);
+    let omegas = self::occupancies(&occupancies, idgs.warps_per_group)?;
+    let mut table = Table::analytical(
+        &idgs.kernel,
+        &gpu.name,
+        gpu.subsystems.iter().map(|s| s.name.clone()).collect(),
+        ch,
+        hw,
+        &omegas,
+    );
+    let sim_hw = sim::hardware_from_profile(gpu);
+    let costs = sim::costs_from_timing(timings);
+    let base = sim::ExecConfig {
+        warps_per_group: idgs.warps_per_group,
+        concurrent_groups: 1,
+        total_groups: idgs.total_groups(),
+        sm_count: gpu.sm_count,
+    };
+    let opts = sim::SimOptions {
+        scheduler: sim::scheduler_from_profile(gpu),
+        ..sim::SimOptions::default()
+    };
+    let points = sim::sweep(
+        idgs,
+        &costs,
+        &sim_hw,
+        &base,
+        &opts,
+        &sim::SweepAxis::Warps(occupancies),
+        &|| {},
+    )
+    .map_err(|e| ModelError::Sim(e.to_string()))?;
+    for row in &mut table.rows {
+        row.pipeline = points
+            .iter()
+            .find(|p| p.blocks_per_sm * idgs.warps_per_group.max(1) == row.occupancy_warps)
+            .map(|p| p.wpc);
+    }
+    Ok(table)
+}
