@@ -3,8 +3,10 @@
 //! A register holds a [`Value`]: a known integer (raw bits at the instruction's width), an
 //! affine address `base + offset` over a symbolic base (pointer parameters and variables are
 //! distinct bases, so address arithmetic stays exact), or unknown (memory loads, floats,
-//! clocks). Everything a launch decides — `%tid`, `%ntid`, `%ctaid`, `%nctaid`, `%laneid`,
-//! `%warpid` (from `%tid`), `WARP_SZ`, and the values of non-pointer parameters — is known.
+//! clocks). Address arithmetic is tracked at 32 and 64 bits (shared-memory addresses are
+//! 32-bit), with the offset kept as a signed 64-bit byte count. Everything a launch decides —
+//! `%tid`, `%ntid`, `%ctaid`, `%nctaid`, `%laneid`, `%warpid` (from `%tid`), `WARP_SZ`, and
+//! the values of non-pointer parameters — is known.
 //!
 //! The walker (crates/walk) drives this incrementally along a warp's path: [`ThreadState::step`]
 //! per instruction, [`ThreadState::eval_guard`] for branch conditions and
@@ -334,8 +336,9 @@ impl<'l> ThreadState<'l> {
             }
             Sem::Cvt(from) => match src(0) {
                 Value::Int(v) => Value::Int(ty.wrap(from.to_i128(v) as u64)),
-                // Widening a 64-bit pointer is the identity; narrowing loses the base.
-                a @ Value::Addr { .. } if ty.bits == 64 => a,
+                // Shared/local addresses live in 32-bit registers and are widened for generic
+                // addressing; anything narrower than 32 bits cannot hold an address.
+                a @ Value::Addr { .. } if ty.bits >= 32 && from.bits >= 32 => a,
                 _ => Value::Unknown,
             },
             Sem::Setp(cmp, combine) => {
@@ -430,11 +433,11 @@ fn add(ty: IntTy, a: Value, b: Value) -> Value {
         (Value::Int(a), Value::Int(b)) => Value::Int(ty.wrap(a.wrapping_add(b))),
         (Value::Addr { base, offset }, Value::Int(k))
         | (Value::Int(k), Value::Addr { base, offset })
-            if ty.bits == 64 =>
+            if ty.bits >= 32 =>
         {
             Value::Addr {
                 base,
-                offset: offset.wrapping_add(k as i64),
+                offset: offset.wrapping_add(ty.as_signed().to_i128(k) as i64),
             }
         }
         _ => Value::Unknown,
@@ -444,9 +447,9 @@ fn add(ty: IntTy, a: Value, b: Value) -> Value {
 fn sub(ty: IntTy, a: Value, b: Value) -> Value {
     match (a, b) {
         (Value::Int(a), Value::Int(b)) => Value::Int(ty.wrap(a.wrapping_sub(b))),
-        (Value::Addr { base, offset }, Value::Int(k)) if ty.bits == 64 => Value::Addr {
+        (Value::Addr { base, offset }, Value::Int(k)) if ty.bits >= 32 => Value::Addr {
             base,
-            offset: offset.wrapping_sub(k as i64),
+            offset: offset.wrapping_sub(ty.as_signed().to_i128(k) as i64),
         },
         (
             Value::Addr {

@@ -526,3 +526,38 @@ $L_b:
         "paths meet only at the exit"
     );
 }
+
+#[test]
+fn shared_memory_addresses_are_affine_in_32_bits() {
+    let k = kernel(
+        r#"
+.visible .entry sh()
+{
+    .shared .align 4 .b8 tile[512];
+    .reg .b32 %r<6>;
+    .reg .f32 %f<2>;
+    mov.u32 %r1, tile;
+    mov.u32 %r2, %tid.x;
+    shl.b32 %r3, %r2, 3;
+    add.s32 %r4, %r1, %r3;
+    add.s32 %r5, %r4, -4;
+    ld.shared.f32 %f1, [%r5+16];
+    ret;
+}
+"#,
+    );
+    let launch = Launch::default().bind(&k).unwrap();
+    let mut st = ThreadState::new(&k, &launch, [0, 0, 0], [3, 0, 0]);
+    for i in &k.insts {
+        st.step(i);
+    }
+    let ld = k
+        .insts
+        .iter()
+        .find(|i| i.op.space().is_some_and(|s| s.is_shared()))
+        .unwrap();
+    let a = st.eval_addr(&ld.srcs()[0]).unwrap();
+    let tile = k.bases.iter().position(|b| b.name == "tile").unwrap();
+    assert_eq!(a.base, Some(ir::BaseId(tile as u32)));
+    assert_eq!(a.offset, 3 * 8 - 4 + 16);
+}
