@@ -1,6 +1,6 @@
 //! Long robustness run: `cargo run --release -p ptx --example fuzz -- [COUNT] [SEED]`.
-//! Mutates every `.ptx` file given on stdin-free defaults (the bundled fixture and samples)
-//! COUNT times in total (default 1,000,000), asserting no panic and a stable round trip.
+//! Draws COUNT inputs (default 1,000,000) by mutating windows of the bundled fixture and of
+//! every `.ptx` under `ptx_samples/`, asserting no panic and a stable print/parse round trip.
 
 #[path = "../tests/support/mutate.rs"]
 mod mutate;
@@ -14,13 +14,18 @@ fn main() {
     let seed: u64 = args.next().and_then(|s| s.parse().ok()).unwrap_or(1);
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut sources = vec![include_str!("../tests/fixtures/kitchen_sink.ptx").to_string()];
-    for dir in ["../../ptx_samples/rodinia", "../../ptx_samples"] {
-        if let Ok(rd) = std::fs::read_dir(root.join(dir)) {
-            for e in rd.flatten() {
-                if e.path().extension().is_some_and(|x| x == "ptx") {
-                    if let Ok(s) = std::fs::read_to_string(e.path()) {
-                        sources.push(s);
-                    }
+    let mut dirs = vec![root.join("../../ptx_samples")];
+    while let Some(dir) = dirs.pop() {
+        let Ok(rd) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "ptx") {
+                if let Ok(s) = std::fs::read_to_string(&p) {
+                    sources.push(s);
                 }
             }
         }

@@ -383,9 +383,9 @@ impl ModOrder {
         }
     }
     pub fn len(&self) -> usize {
-        (0..Self::CAPACITY)
-            .find(|i| (self.0 >> (4 * i)) & 0xF == 0)
-            .unwrap_or(Self::CAPACITY)
+        // Kinds are non-zero nibbles filled from the low end, so the highest set bit
+        // tells how many are recorded.
+        (64 - self.0.leading_zeros() as usize).div_ceil(4)
     }
     pub fn is_empty(&self) -> bool {
         self.0 == 0

@@ -21,6 +21,7 @@ use nom::IResult;
 use std::borrow::Cow;
 use std::cell::Cell;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
 
 /// Deepest accepted nesting of `{ }` scopes and initializer lists.
@@ -105,6 +106,13 @@ fn first(i: &str) -> Option<u8> {
 
 /// Skips whitespace and comments.
 fn ws(mut i: &str) -> Step<'_> {
+    // Most calls find a token right away.
+    if !matches!(
+        first(i),
+        Some(b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c | b'/')
+    ) {
+        return Ok(i);
+    }
     loop {
         let b = i.as_bytes();
         let k = b
@@ -427,10 +435,34 @@ struct ModClass {
     vector: Option<u8>,
 }
 
-fn mod_table() -> &'static HashMap<&'static str, ModClass> {
-    static T: OnceLock<HashMap<&'static str, ModClass>> = OnceLock::new();
+/// FxHash-style hasher for the keyword tables: keys are short, trusted and fixed, so
+/// SipHash's DoS resistance buys nothing and costs a noticeable share of parse time.
+#[derive(Default, Clone, Copy)]
+struct WordHasher(u64);
+
+impl Hasher for WordHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w))
+                .wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+    fn write_u8(&mut self, b: u8) {
+        self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type WordMap<V> = HashMap<&'static str, V, BuildHasherDefault<WordHasher>>;
+
+fn mod_table() -> &'static WordMap<ModClass> {
+    static T: OnceLock<WordMap<ModClass>> = OnceLock::new();
     T.get_or_init(|| {
-        let mut t: HashMap<&'static str, ModClass> = HashMap::new();
+        let mut t: WordMap<ModClass> = WordMap::default();
         for s in [
             StateSpace::Reg,
             StateSpace::Sreg,
@@ -478,23 +510,20 @@ fn mod_table() -> &'static HashMap<&'static str, ModClass> {
     })
 }
 
-fn opcode_table() -> &'static Vec<(&'static str, Opcode)> {
-    static T: OnceLock<Vec<(&'static str, Opcode)>> = OnceLock::new();
+fn opcode_table() -> &'static WordMap<Opcode> {
+    static T: OnceLock<WordMap<Opcode>> = OnceLock::new();
     T.get_or_init(|| {
-        let mut v: Vec<(&'static str, Opcode)> = Opcode::KNOWN
+        Opcode::KNOWN
             .iter()
             .map(|o| (o.as_str(), o.clone()))
-            .collect();
-        v.sort_by(|a, b| a.0.cmp(b.0));
-        v
+            .collect()
     })
 }
 
 fn lookup_opcode(s: &str) -> Opcode {
-    let t = opcode_table();
-    match t.binary_search_by(|(k, _)| (*k).cmp(s)) {
-        Ok(k) => t[k].1.clone(),
-        Err(_) => Opcode::Unknown(s.to_string()),
+    match opcode_table().get(s) {
+        Some(o) => o.clone(),
+        None => Opcode::Unknown(s.to_string()),
     }
 }
 
@@ -565,6 +594,17 @@ fn op(i: &str) -> R<'_, Op> {
 
 fn special_reg(name: &str, field: Option<&str>) -> Option<SpecialReg> {
     use SpecialReg::*;
+    // Fast path for the common case: compiler-generated registers (`%r12`, `%fd3`) end in
+    // a digit, and the only special registers that do start with `%envreg`, `%pm` or are
+    // `%clock64`.
+    if field.is_none()
+        && name.as_bytes().last().is_some_and(u8::is_ascii_digit)
+        && !name.starts_with("%envreg")
+        && !name.starts_with("%pm")
+        && name != "%clock64"
+    {
+        return None;
+    }
     let dim = match field {
         Some("x") => Some(Dim::X),
         Some("y") => Some(Dim::Y),
@@ -1056,14 +1096,17 @@ impl<'a> Parser<'a> {
 
     fn line_col(&self, off: usize) -> (u32, u32) {
         let mut c = self.cur.get();
-        if off < c.pos {
-            c = LineCursor {
-                line: 1,
-                line_start: 0,
-                pos: 0,
-            };
-        }
         let off = off.min(self.src.len());
+        if off < c.pos {
+            // Rare (error anchors): step back instead of rescanning from the start.
+            let back = &self.src.as_bytes()[off..c.pos];
+            c.line -= back.iter().filter(|&&b| b == b'\n').count() as u32;
+            c.line_start = self.src.as_bytes()[..off]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |p| p + 1);
+            c.pos = off;
+        }
         let bytes = &self.src.as_bytes()[c.pos..off];
         let nl = bytes.iter().filter(|&&b| b == b'\n').count();
         if nl > 0 {
@@ -1077,6 +1120,25 @@ impl<'a> Parser<'a> {
         // Byte columns: PTX is ASCII, and counting characters would be quadratic on
         // pathological single-line inputs.
         (c.line, (off - c.line_start + 1) as u32)
+    }
+
+    /// The span of a construct starting at `start`, with its length still 0. Constructs
+    /// containing other spanned nodes take their mark first, so line lookups stay
+    /// monotonic (and linear overall).
+    fn mark(&self, start: &str) -> Span {
+        let s = self.pos(start);
+        let (line, col) = self.line_col(s);
+        Span {
+            line,
+            col,
+            offset: s as u32,
+            len: 0,
+        }
+    }
+
+    fn finish(&self, mut sp: Span, end: &str) -> Span {
+        sp.len = (self.pos(end).saturating_sub(sp.offset as usize)) as u32;
+        sp
     }
 
     fn span(&self, start: &str, end: &str) -> Span {
@@ -1305,6 +1367,7 @@ impl<'a> Parser<'a> {
     }
 
     fn section(&self, start: &'a str, i: &'a str) -> R<'a, Section> {
+        let sp = self.mark(start);
         let j = ws(i)?;
         let (r, name) = need(sym_name(j), j, "a section name")?;
         let open = ws(r)?;
@@ -1321,7 +1384,7 @@ impl<'a> Parser<'a> {
                         Section {
                             name: name.to_string(),
                             entries,
-                            span: self.span(start, r),
+                            span: self.finish(sp, r),
                         },
                     ));
                 }
@@ -1338,7 +1401,8 @@ impl<'a> Parser<'a> {
                     let Some(ty) = ScalarType::from_name(w) else {
                         return fail(i, format!("unexpected `.{w}` in section"));
                     };
-                    let mut values = Vec::new();
+                    // Debug sections hold one value per line almost always.
+                    let mut values = Vec::with_capacity(1);
                     let mut r = ws_line(r)?;
                     loop {
                         let (rr, v) = const_expr(r)?;
@@ -1415,6 +1479,8 @@ impl<'a> Parser<'a> {
         kind: FunctionKind,
         linkage: Option<Linkage>,
     ) -> R<'a, Function> {
+        // Mark the start now: the body's spans move the line cursor past it.
+        let sp = self.mark(start);
         let mut i = ws(i)?;
         let mut ret_params = Vec::new();
         if first(i) == Some(b'(') {
@@ -1453,7 +1519,7 @@ impl<'a> Parser<'a> {
                 params,
                 directives,
                 body,
-                span: self.span(start, r),
+                span: self.finish(sp, r),
             },
         ))
     }
@@ -1698,8 +1764,9 @@ impl<'a> Parser<'a> {
                     if depth >= MAX_NESTING {
                         return fail(i, format!("scopes nested deeper than {MAX_NESTING}"));
                     }
+                    let sp = self.mark(start);
                     let (r, inner) = self.statements(&i[1..], i, depth + 1)?;
-                    out.push(Statement::Block(inner, self.span(start, r)));
+                    out.push(Statement::Block(inner, self.finish(sp, r)));
                     i = r;
                 }
                 b'.' => i = self.body_directive(start, &mut out)?,
@@ -1769,6 +1836,7 @@ impl<'a> Parser<'a> {
                     }
                 }
                 "callprototype" => {
+                    let sp = self.mark(start);
                     let mut k = ws(r)?;
                     let mut ret_params = Vec::new();
                     if first(k) == Some(b'(') {
@@ -1793,7 +1861,7 @@ impl<'a> Parser<'a> {
                         ret_params,
                         params,
                         directives,
-                        span: self.span(start, rr),
+                        span: self.finish(sp, rr),
                     }));
                     return Ok(rr);
                 }

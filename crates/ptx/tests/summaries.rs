@@ -81,6 +81,20 @@ fn summary(m: &Module) -> String {
             .filter(|i| matches!(i, ptx::ModuleItem::Section(_)))
             .count()
     );
+    let n = m.functions().count();
+    if n > 64 {
+        // Benchmark-sized modules: totals only, to keep the snapshot reviewable.
+        let mut insts = 0;
+        for f in m.functions() {
+            for_each_instruction(f.body.as_deref().unwrap_or(&[]), &mut |_| insts += 1);
+        }
+        let _ = writeln!(
+            out,
+            "{n} functions ({} kernels), {insts} instructions",
+            m.kernels().count()
+        );
+        return out;
+    }
     for f in m.functions() {
         function_summary(&mut out, f);
     }

@@ -177,6 +177,13 @@ LBB0_7:
     let k = m.kernels().next().unwrap();
     assert_eq!(k.name, "k");
     assert_eq!(k.params.len(), 2);
+    assert_eq!((k.span.line, k.span.col), (7, 1));
+    assert_eq!(
+        &src[k.span.offset as usize..][..k.span.len as usize]
+            .chars()
+            .last(),
+        &Some('}')
+    );
     let p0 = &k.params[0].ty;
     assert_eq!(
         p0.ptr,
@@ -216,6 +223,10 @@ LBB0_7:
         s => panic!("{s:?}"),
     }
     assert!(matches!(&body[4], Statement::Block(b, _) if matches!(&b[0], Statement::Block(..))));
+    assert_eq!(
+        (body[4].span().line, body[4].span().col, body[4].span().len),
+        (17, 5, 12)
+    );
     assert!(matches!(&body[5], Statement::Label { name, .. } if name == "$L__BB0_1"));
     assert!(matches!(&body[6], Statement::Label { name, .. } if name == "LBB0_7"));
     match &body[7] {
