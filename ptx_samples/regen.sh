@@ -4,6 +4,7 @@
 #   NVCC   (default: nvcc)      CUDA 13 nvcc; targets sm_75, sm_80, sm_90, sm_90a, -G debug
 #   CLANG  (default: clang-14)  LLVM NVPTX back end; targets sm_52 and the llvm/ set
 #   PYTHON (default: python3)   runs scrub_paths.py (strips build-machine paths)
+#   TRITON_PYTHON (optional)    a Python with the `triton` package; regenerates triton/*.ptx
 # ptx_samples/rodinia/ is not touched.
 set -euo pipefail
 
@@ -72,5 +73,11 @@ done
 "$PYTHON" "$here/scrub_paths.py" "$src" \
   "$here"/sm_75/*.ptx "$here"/sm_80/*.ptx "$here"/sm_90/*.ptx "$here"/sm_90a/*.ptx \
   "$here"/debug/*.ptx "$here"/large/*.ptx "$here"/sm_52/*.ptx "$here"/llvm/*.ptx
+
+if [ -n "${TRITON_PYTHON:-}" ]; then
+  TRITON_DEFAULT_FP_FUSION=1 "$TRITON_PYTHON" "$here/triton/gen_triton.py"
+else
+  echo "TRITON_PYTHON unset: triton/*.ptx left as they are"
+fi
 
 echo "regenerated PTX under $here"
