@@ -277,11 +277,13 @@ pub fn recognize(
 ) -> Option<Induction> {
     let lp = forest.get(l);
     let defs = &defs[l.index()];
-    // The spine: loop blocks that dominate every latch, in dominator order.
+    // The spine: blocks of this loop (not of loops nested in it, which run a varying number
+    // of times per iteration) that dominate every latch, in dominator order.
     let mut spine: Vec<BlockId> = lp
         .blocks
         .iter()
         .copied()
+        .filter(|b| forest.innermost(*b) == Some(l))
         .filter(|b| lp.latches.iter().all(|x| dom.dominates(*b, *x)))
         .collect();
     spine.sort_by(|a, b| {
@@ -293,7 +295,8 @@ pub fn recognize(
             std::cmp::Ordering::Greater
         }
     });
-    // Registers written off the spine are not affine anywhere in the iteration.
+    // Registers written off the spine (nested loops included) are not affine anywhere in the
+    // iteration.
     let mut dirty: Vec<RegId> = lp
         .blocks
         .iter()

@@ -561,3 +561,61 @@ fn shared_memory_addresses_are_affine_in_32_bits() {
     assert_eq!(a.base, Some(ir::BaseId(tile as u32)));
     assert_eq!(a.offset, 3 * 8 - 4 + 16);
 }
+
+#[test]
+fn profile_with_several_unknown_loops_is_ambiguous() {
+    // Two sequential loops bounded by parameters given no value.
+    let k = kernel(
+        r#"
+.visible .entry two(.param .u32 two_param_0, .param .u32 two_param_1)
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<5>;
+    ld.param.u32 %r1, [two_param_0];
+    ld.param.u32 %r2, [two_param_1];
+    mov.u32 %r3, 0;
+$L_a:
+    add.s32 %r3, %r3, 1;
+    setp.lt.s32 %p1, %r3, %r1;
+    @%p1 bra $L_a;
+    mov.u32 %r4, 0;
+$L_b:
+    add.s32 %r4, %r4, 1;
+    setp.lt.s32 %p2, %r4, %r2;
+    @%p2 bra $L_b;
+    ret;
+}
+"#,
+    );
+    let an = analyze(&k).unwrap();
+    let launch = Launch::default().bind(&k).unwrap();
+    // 3 + 3T + 1 + 3T + 1 = 5 + 6T; T = 10 -> 65.
+    let p = ir::ProfileEvidence {
+        file: "prof.csv".into(),
+        warp_insts_per_warp: 65.0,
+    };
+    let trips = ir::resolve_trips(
+        &k,
+        &an,
+        &launch,
+        &ir::TripInputs {
+            explicit: &[],
+            profile: Some(&p),
+        },
+    )
+    .unwrap();
+    for l in [LoopId(0), LoopId(1)] {
+        assert_eq!(trips.get(l).rule, ir::TripRule::Fixed(10));
+        assert!(matches!(
+            trips.get(l).source,
+            ir::TripSource::Profile {
+                ambiguous: true,
+                ..
+            }
+        ));
+    }
+    assert!(trips
+        .warnings
+        .iter()
+        .any(|w| w.message.contains("assumed equal trip counts")));
+}
