@@ -39,6 +39,8 @@ fn check_summarizes_kernels() {
     let o = run(&[
         "check",
         "ptx_samples/rodinia/lud.ptx",
+        "ptx_samples/sm_80/tensor_core.ptx",
+        "ptx_samples/llvm/switch.ptx",
         "crates/ptx/tests/fixtures/kitchen_sink.ptx",
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
