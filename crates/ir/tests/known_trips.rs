@@ -1,5 +1,5 @@
 //! Static trip counts of the samples whose counts are known by construction
-//! (`ptx_samples/cuda/loops.cu`, `long_loop.cu`: the launches and counts stated there).
+//! (`ptx_samples/cuda/*.cu` state their launches and counts in their header comments).
 
 use ir::{LoopId, TripRule, TripSource};
 
@@ -11,6 +11,16 @@ struct Case {
 }
 
 fn case(file: &str, kernel: &str, params: &[(&str, i64)]) -> Case {
+    case_with(file, kernel, params, [4, 1, 1], [128, 1, 1])
+}
+
+fn case_with(
+    file: &str,
+    kernel: &str,
+    params: &[(&str, i64)],
+    grid: [u32; 3],
+    block: [u32; 3],
+) -> Case {
     let path = format!(
         "{}/../../ptx_samples/sm_90/{file}",
         env!("CARGO_MANIFEST_DIR")
@@ -22,8 +32,8 @@ fn case(file: &str, kernel: &str, params: &[(&str, i64)]) -> Case {
     let kernel = ir::lower_kernel(&module, name).expect("lowers");
     let an = ir::analyze(&kernel).expect("reducible");
     let launch = ir::Launch {
-        grid: [4, 1, 1],
-        block: [128, 1, 1],
+        grid,
+        block,
         params: params.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
     }
     .bind(&kernel)
@@ -124,4 +134,58 @@ fn million_trip_loop_is_not_walked() {
     assert_eq!(range(&c, 0), (1_000_000, 1_000_000));
     let p = case("long_loop.ptx", "long_loop_param", &[("3", 1_000_000)]);
     assert_eq!(range(&p, 0), (1_000_000, 1_000_000));
+}
+
+#[test]
+fn barrier_loop_iterations() {
+    let c = case("barrier_loop.ptx", "iterative_barrier", &[("3", 1000)]);
+    assert_eq!(range(&c, 0), (1000, 1000));
+}
+
+#[test]
+fn matmul_outer_loop_runs_wa_over_tile() {
+    let c = case_with(
+        "matmul.ptx",
+        "mmul_08",
+        &[("3", 512), ("4", 512)],
+        [64, 64, 1],
+        [8, 8, 1],
+    );
+    assert_eq!(
+        c.an.loops.len(),
+        1,
+        "the k loop is unrolled, the tile loop kept"
+    );
+    assert_eq!(range(&c, 0), (64, 64));
+    let c = case_with(
+        "matmul.ptx",
+        "mmul_16",
+        &[("3", 512), ("4", 512)],
+        [32, 32, 1],
+        [16, 16, 1],
+    );
+    assert_eq!(range(&c, 0), (32, 32));
+}
+
+#[test]
+fn inst_mix_reps() {
+    let c = case_with(
+        "inst_mix.ptx",
+        "inst_mix<4>",
+        &[("3", 10_000)],
+        [264, 1, 1],
+        [1024, 1, 1],
+    );
+    assert_eq!(range(&c, 0), (10_000, 10_000));
+}
+
+#[test]
+fn trip_counts_flow_through_inlined_calls() {
+    // poly is called once directly and twice through apply_twice: three inlined loops, each
+    // with `degree` trips carried through the .param call slots.
+    let c = case("calls.ptx", "call_kernel", &[("3", 4), ("4", 512)]);
+    assert_eq!(c.an.loops.len(), 3);
+    for l in 0..3 {
+        assert_eq!(range(&c, l), (4, 4), "inlined loop {l}");
+    }
 }
