@@ -105,13 +105,14 @@ impl<'a> ModCursor<'a> {
 
     /// Writes whatever the recorded order did not cover, in a canonical order.
     fn rest(&mut self, f: &mut Formatter<'_>) -> fmt::Result {
+        // PTX's usual order: `ld.relaxed.gpu.global...`, `atom.acq_rel.gpu.shared.add...`.
+        self.emit(ModKind::Sem, f)?;
+        self.emit(ModKind::Scope, f)?;
         for _ in 0..2 {
             if self.space < 2 {
                 self.emit(ModKind::Space, f)?;
             }
         }
-        self.emit(ModKind::Sem, f)?;
-        self.emit(ModKind::Scope, f)?;
         for k in [
             ModKind::Cmp,
             ModKind::BoolOp,

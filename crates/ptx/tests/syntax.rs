@@ -313,3 +313,46 @@ fn deep_nesting_is_a_clear_error_not_a_stack_overflow() {
     ))
     .is_err());
 }
+
+#[test]
+fn hand_built_ops_print_in_canonical_order() {
+    let mut mods = Modifiers {
+        space: Some(StateSpace::Global),
+        types: vec![ScalarType::F32],
+        vector: Some(4),
+        ..Modifiers::default()
+    };
+    mods.flags.insert(Flag::Nc);
+    let op = Op {
+        opcode: Opcode::Ld,
+        mods,
+    };
+    assert_eq!(op.to_string(), "ld.global.nc.v4.f32");
+    // Equality ignores the recorded source order.
+    assert_eq!(
+        op,
+        inst("ld.nc.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd1];").op
+    );
+
+    let atom = Op {
+        opcode: Opcode::Atom,
+        mods: Modifiers {
+            space: Some(StateSpace::Shared),
+            sem: Some(Semantics::AcqRel),
+            scope: Some(Scope::Gpu),
+            reduce: Some(ReduceOp::Add),
+            types: vec![ScalarType::U32],
+            ..Modifiers::default()
+        },
+    };
+    assert_eq!(atom.to_string(), "atom.acq_rel.gpu.shared.add.u32");
+}
+
+#[test]
+fn ast_round_trips_through_json() {
+    let m = parse(include_str!("fixtures/kitchen_sink.ptx")).unwrap();
+    let json = serde_json::to_string(&m).unwrap();
+    let back: Module = serde_json::from_str(&json).unwrap();
+    assert_eq!(m, back);
+    assert_eq!(m.to_string(), back.to_string());
+}
