@@ -23,6 +23,12 @@ fn base_name(demangled: &str) -> &str {
     demangled.split('(').next().unwrap_or(demangled).trim()
 }
 
+/// True when `query` is the mangled name, the demangled signature or the demangled base name
+/// of kernel `name` (no substring matching: used for rows of trips tables).
+pub fn names_kernel(name: &str, query: &str) -> bool {
+    name == query || demangle(name).is_some_and(|d| d == query || base_name(&d) == query)
+}
+
 /// Picks one of `names` for the user's `query` (`None`: there must be exactly one name).
 /// Exact matches of the mangled name, the demangled signature or its base name win over
 /// substring matches; several substring matches are an error listing them.
@@ -38,7 +44,7 @@ pub fn select_kernel<'a>(names: &[&'a str], query: Option<&str>) -> Result<&'a s
     let exact: Vec<&'a str> = names
         .iter()
         .copied()
-        .filter(|n| *n == q || demangle(n).is_some_and(|d| d == q || base_name(&d) == q))
+        .filter(|n| names_kernel(n, q))
         .collect();
     let subs: Vec<&'a str> = if exact.is_empty() {
         names

@@ -119,9 +119,8 @@ impl TripsArgs {
         for path in &self.trips {
             let p = profile::load(path).map_err(|e| e.to_string())?;
             if p.format == profile::Format::TripsTable {
-                let names = [entry];
                 for row in &p.trips {
-                    if ir::names::select_kernel(&names, Some(&row.kernel)).is_err()
+                    if !ir::names::names_kernel(entry, &row.kernel)
                         && !profile::matches(&row.kernel, entry)
                     {
                         continue;
