@@ -106,8 +106,10 @@ pub struct Inst {
     /// Operands in PTX order; the first `ndefs` are destinations.
     pub operands: SmallVec<[Operand; 4]>,
     pub ndefs: u8,
-    /// 1-based line in the PTX file.
+    /// 1-based line in the PTX file (`span.line`).
     pub ptx_line: u32,
+    /// The instruction's extent in the PTX text.
+    pub span: ptx::ast::Span,
     /// CUDA source position from the preceding `.loc`.
     pub loc: Option<SrcLoc>,
     pub block: BlockId,

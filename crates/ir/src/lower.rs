@@ -409,6 +409,7 @@ impl<'m> Lowerer<'m> {
             operands: SmallVec::new(),
             ndefs: 0,
             ptx_line: i.span.line,
+            span: i.span,
             loc: self.loc,
             block: BlockId(0),
             inlined_from: scope.chain.clone(),
