@@ -77,6 +77,13 @@ pub enum ProfileError {
         kernel: String,
         candidates: Vec<String>,
     },
+    #[error("{file}: kernel `{kernel}` has no {quantity} (looked for {looked_for})")]
+    MissingMetric {
+        file: String,
+        kernel: String,
+        quantity: String,
+        looked_for: String,
+    },
     #[error(
         "{file}: kernel `{kernel}` has {count} invocation(s); invocation {index} does not exist"
     )]

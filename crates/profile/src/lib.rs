@@ -259,6 +259,52 @@ impl Profile {
     }
 }
 
+impl Profile {
+    /// A quantity of the selected launch of `ptx_mangled`, or an error naming the file, the
+    /// kernel and the metrics looked for.
+    pub fn require(
+        &self,
+        ptx_mangled: &str,
+        inv: Invocation,
+        q: Quantity,
+    ) -> Result<Measure, ProfileError> {
+        let launch = self.launch(ptx_mangled, inv)?;
+        launch
+            .quantity(q)
+            .ok_or_else(|| self.missing(ptx_mangled, &format!("{q:?}"), q.sources()))
+    }
+
+    /// Warp instructions executed per warp of the selected launch (the trip-count solver's
+    /// measurement), or an error naming what is missing.
+    pub fn warp_insts_per_warp(
+        &self,
+        ptx_mangled: &str,
+        inv: Invocation,
+    ) -> Result<f64, ProfileError> {
+        let launch = self.launch(ptx_mangled, inv)?;
+        launch.warp_insts_per_warp().ok_or_else(|| {
+            let looked_for = format!(
+                "({}) / ({}), with a non-zero warp count",
+                Quantity::WarpInstsExecuted.sources(),
+                Quantity::WarpsLaunched.sources()
+            );
+            self.missing(ptx_mangled, "warp instructions per warp", looked_for)
+        })
+    }
+
+    fn missing(&self, ptx_mangled: &str, quantity: &str, looked_for: String) -> ProfileError {
+        let kernel = self
+            .kernel(ptx_mangled)
+            .map_or_else(|_| ptx_mangled.to_string(), |k| k.name.clone());
+        ProfileError::MissingMetric {
+            file: self.origin.clone(),
+            kernel,
+            quantity: quantity.to_string(),
+            looked_for,
+        }
+    }
+}
+
 /// Parses profiler or trips-table text; `origin` names it in errors (usually the path).
 pub fn parse(text: &str, origin: &str) -> Result<Profile, ProfileError> {
     let records = table::records(text, origin)?;

@@ -240,6 +240,23 @@ impl Quantity {
     }
 }
 
+impl Quantity {
+    /// The metric names a recipe reads, for error messages: `a | b | c + d`.
+    pub fn sources(self) -> String {
+        self.recipes()
+            .iter()
+            .map(|r| match *r {
+                Recipe::One(a) => a.to_string(),
+                Recipe::Sectors(a) => format!("{a} * 32"),
+                Recipe::Sum(a, b) => format!("{a} + {b}"),
+                Recipe::SectorSum(a, b) => format!("({a} + {b}) * 32"),
+                Recipe::Ratio(a, b) => format!("{a} / {b}"),
+            })
+            .collect::<Vec<_>>()
+            .join(" | ")
+    }
+}
+
 /// One way to compute a [`Quantity`] from raw metrics.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Recipe {

@@ -347,8 +347,22 @@ fn ambiguous_and_missing_kernels() {
         .launch("_Z3fooi", Invocation::Index(4))
         .unwrap_err()
         .to_string();
-    snapshot_settings()
-        .bind(|| insta::assert_snapshot!("kernel_errors", format!("{amb}\n{none}\n{inv}")));
+    let wipw = p
+        .warp_insts_per_warp("_Z3fooi", Invocation::Median)
+        .unwrap_err()
+        .to_string();
+    let dram = p
+        .require("_Z3fooi", Invocation::Median, Quantity::DramBytes)
+        .unwrap_err()
+        .to_string();
+    let insts = p.require("_Z3fooi", Invocation::Median, Quantity::WarpInstsExecuted);
+    assert_eq!(insts.unwrap().value, 10.0);
+    snapshot_settings().bind(|| {
+        insta::assert_snapshot!(
+            "kernel_errors",
+            format!("{amb}\n{none}\n{inv}\n{wipw}\n{dram}")
+        )
+    });
 }
 
 // ---------------------------------------------------------------- errors
