@@ -1,0 +1,136 @@
+//! The models compared in the evaluation (the columns of Tables 10-12 of
+//! pipeline-model-analysis, plus Roofline) and the [`Predictor`] interface that produces their
+//! curves.
+//!
+//! Invariant: [`Model::ALL`] is the column order of every table and the row order of the CSV;
+//! the names are the stable CSV spellings.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::suite::{KernelCase, MeasuredPoint};
+use crate::EvalError;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Model {
+    Pipeline,
+    Roofline,
+    Volkov,
+    MwpCwp,
+    MwpCwpCorr,
+    Wfg,
+    WfgCorr,
+    GpumechRr,
+    GpumechGto,
+}
+
+impl Model {
+    pub const ALL: [Model; 9] = [
+        Model::Pipeline,
+        Model::Roofline,
+        Model::Volkov,
+        Model::MwpCwp,
+        Model::MwpCwpCorr,
+        Model::Wfg,
+        Model::WfgCorr,
+        Model::GpumechRr,
+        Model::GpumechGto,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Model::Pipeline => "pipeline",
+            Model::Roofline => "roofline",
+            Model::Volkov => "volkov",
+            Model::MwpCwp => "mwp_cwp",
+            Model::MwpCwpCorr => "mwp_cwp_corr",
+            Model::Wfg => "wfg",
+            Model::WfgCorr => "wfg_corr",
+            Model::GpumechRr => "gpumech_rr",
+            Model::GpumechGto => "gpumech_gto",
+        }
+    }
+
+    /// Column heading in the Markdown tables (the paper's spelling).
+    pub fn heading(self) -> &'static str {
+        match self {
+            Model::Pipeline => "Pipeline",
+            Model::Roofline => "Roofline",
+            Model::Volkov => "Volkov",
+            Model::MwpCwp => "MWP-CWP",
+            Model::MwpCwpCorr => "MWP-CWP_corr",
+            Model::Wfg => "WFG",
+            Model::WfgCorr => "WFG_corr",
+            Model::GpumechRr => "gpumech_rr",
+            Model::GpumechGto => "gpumech_gto",
+        }
+    }
+}
+
+impl fmt::Display for Model {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Model {
+    type Err = EvalError;
+    fn from_str(s: &str) -> Result<Self, EvalError> {
+        Model::ALL
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| EvalError::Usage(format!("unknown model `{s}`")))
+    }
+}
+
+/// The launch geometry on one SM, shared by every model: the simulated core runs
+/// ⌈grid blocks / SMs⌉ groups, `blocks_per_sm` of them at a time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CoreShape {
+    pub sm_count: u32,
+    pub warps_per_group: u32,
+    pub total_groups: u64,
+}
+
+impl CoreShape {
+    pub fn of(case: &KernelCase, sm_count: u32) -> CoreShape {
+        CoreShape {
+            sm_count,
+            warps_per_group: case.spec.warps_per_block,
+            total_groups: case.spec.grid_blocks,
+        }
+    }
+
+    pub fn groups_per_core(&self) -> u64 {
+        self.total_groups.div_ceil(u64::from(self.sm_count.max(1)))
+    }
+
+    /// Warps one core executes over the whole launch: the numerator of every WPC.
+    pub fn warps_per_core(&self) -> u64 {
+        self.groups_per_core() * u64::from(self.warps_per_group)
+    }
+}
+
+/// One model's predicted curve for a kernel: WPC per measured point (same order), or why the
+/// model could not predict this kernel.
+pub type Curve = Result<Vec<f64>, String>;
+
+/// Produces every model's curve for a kernel. Implementations must be deterministic (the CSV
+/// is snapshot-tested) and may run kernels in parallel.
+pub trait Predictor: Sync {
+    /// Predicted WPC of each model at each of `points`, plus notes worth reporting (trip
+    /// counts assumed, warnings of the mappers). A whole-kernel failure (the PTX does not
+    /// lower, ...) is an `Err`; a single model failing is an `Err` curve.
+    fn predict(
+        &self,
+        case: &KernelCase,
+        points: &[MeasuredPoint],
+        shape: CoreShape,
+    ) -> Result<KernelPrediction, EvalError>;
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct KernelPrediction {
+    pub curves: Vec<(Model, Curve)>,
+    pub notes: Vec<String>,
+}

@@ -1,0 +1,464 @@
+//! The IDG-based predictor: builds a kernel's IDGs once from its PTX (trip counts the launch
+//! does not decide come from the ncu instruction count at the highest-occupancy point,
+//! `ir::resolve_trips`), then at each measured point asks a [`Backend`] for the node timings
+//! (mapper f, plus mapper g with that point's counters) and simulates the Pipeline model with
+//! `blocks_per_sm` concurrent groups on one of `sm_count` cores; the backend also evaluates the
+//! analytical models on the same timings.
+//!
+//! [`Variant`] switches the mechanisms the ablation study measures (mapper g, scheduler,
+//! sub-partitions, in-order issue, barriers). Barriers are switched off by dropping the
+//! barrier role of every IDG node, so the simulator needs no option for it.
+//!
+//! Invariant: for fixed inputs and variant the curves are bit-identical between runs (the walk,
+//! mappers and simulator are deterministic; nothing here depends on thread scheduling).
+
+use idg::KernelIdgs;
+use rayon::prelude::*;
+use sim::{ClassCosts, ExecConfig, Hardware, IssueOrder, Scheduler, SimOptions};
+
+use crate::model::{CoreShape, Curve, KernelPrediction, Model, Predictor};
+use crate::suite::{KernelCase, MeasuredPoint};
+use crate::EvalError;
+
+/// The mechanisms an evaluation run switches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Variant {
+    /// Mapper g: memory λ/Λ from the point's counters (off: mapper f's class values only).
+    pub mapper_g: bool,
+    pub scheduler: Scheduler,
+    pub sub_partitions: bool,
+    pub in_order: bool,
+    pub barriers: bool,
+}
+
+impl Default for Variant {
+    /// The H100 as we understand it: mapper g on, GTO-like scheduling, four scheduler
+    /// partitions per SM, in-order issue per warp, barriers honoured.
+    fn default() -> Self {
+        Variant {
+            mapper_g: true,
+            scheduler: Scheduler::GreedyThenOldest,
+            sub_partitions: true,
+            in_order: true,
+            barriers: true,
+        }
+    }
+}
+
+impl Variant {
+    pub fn sim_options(&self) -> SimOptions {
+        SimOptions {
+            scheduler: self.scheduler,
+            order: if self.in_order {
+                IssueOrder::InOrder
+            } else {
+                IssueOrder::Dataflow
+            },
+            sub_partitions: self.sub_partitions,
+            ..SimOptions::default()
+        }
+    }
+
+    /// The ablation study: `(name, description, variant)`, the base first, then each mechanism
+    /// switched on its own.
+    pub fn ablations(base: &Variant) -> Vec<(String, String, Variant)> {
+        let mut out = vec![("base".to_string(), describe(base), base.clone())];
+        let mut push = |name: &str, what: String, v: Variant| {
+            if v != *base {
+                out.push((name.to_string(), what, v));
+            }
+        };
+        push(
+            "no-mapper-g",
+            "mapper f only: memory λ/Λ of the class, no counters".into(),
+            Variant {
+                mapper_g: false,
+                ..base.clone()
+            },
+        );
+        for s in Scheduler::ALL {
+            push(
+                &format!("sched-{s}"),
+                format!("scheduler {s}"),
+                Variant {
+                    scheduler: s,
+                    ..base.clone()
+                },
+            );
+        }
+        push(
+            if base.sub_partitions {
+                "no-subpartitions"
+            } else {
+                "subpartitions"
+            },
+            format!(
+                "scheduler sub-partitions {}",
+                if base.sub_partitions { "off" } else { "on" }
+            ),
+            Variant {
+                sub_partitions: !base.sub_partitions,
+                ..base.clone()
+            },
+        );
+        push(
+            if base.in_order {
+                "dataflow"
+            } else {
+                "in-order"
+            },
+            if base.in_order {
+                "dataflow issue (the paper's model) instead of in-order".into()
+            } else {
+                "in-order issue instead of dataflow".into()
+            },
+            Variant {
+                in_order: !base.in_order,
+                ..base.clone()
+            },
+        );
+        push(
+            if base.barriers {
+                "no-barriers"
+            } else {
+                "barriers"
+            },
+            format!(
+                "barriers {}",
+                if base.barriers { "ignored" } else { "honoured" }
+            ),
+            Variant {
+                barriers: !base.barriers,
+                ..base.clone()
+            },
+        );
+        out
+    }
+}
+
+/// A one-line description of a variant.
+pub fn describe(v: &Variant) -> String {
+    format!(
+        "mapper g {}, scheduler {}, sub-partitions {}, {} issue, barriers {}",
+        if v.mapper_g { "on" } else { "off" },
+        v.scheduler,
+        if v.sub_partitions { "on" } else { "off" },
+        if v.in_order { "in-order" } else { "dataflow" },
+        if v.barriers { "on" } else { "off" }
+    )
+}
+
+/// Node timings and the core for one point.
+pub struct Timed {
+    /// The mappers' side tables (the analytical models read these).
+    pub timings: Vec<gpu::ClassTiming>,
+    /// The same in the simulator's units.
+    pub costs: Vec<ClassCosts>,
+    pub hardware: Hardware,
+    pub notes: Vec<String>,
+}
+
+/// The GPU side of a prediction: mappers f and g, and the analytical models.
+pub trait Backend: Sync {
+    /// Timings of every class of `idgs` at `point`; mapper g reads `point.ncu` when
+    /// `mapper_g` is set.
+    fn timings(
+        &self,
+        idgs: &KernelIdgs,
+        point: &MeasuredPoint,
+        mapper_g: bool,
+    ) -> Result<Timed, String>;
+
+    /// Analytical models this backend evaluates, in [`Model::ALL`] order.
+    fn analytical_models(&self) -> Vec<Model>;
+
+    /// WPC of each of [`Backend::analytical_models`] with `occupancy_warps` resident warps.
+    fn analytical(
+        &self,
+        idgs: &KernelIdgs,
+        timed: &Timed,
+        occupancy_warps: u32,
+    ) -> Vec<Result<f64, String>>;
+}
+
+/// Mappers f and g of crate `gpu` on a GPU profile, and the models of crate `models`.
+pub struct GpuBackend {
+    pub profile: gpu::GpuProfile,
+}
+
+const ANALYTICAL: [(Model, models::ModelKind); 8] = [
+    (Model::Roofline, models::ModelKind::Roofline),
+    (Model::Volkov, models::ModelKind::Volkov),
+    (Model::MwpCwp, models::ModelKind::MwpCwp),
+    (Model::MwpCwpCorr, models::ModelKind::MwpCwpCorr),
+    (Model::Wfg, models::ModelKind::Wfg),
+    (Model::WfgCorr, models::ModelKind::WfgCorr),
+    (Model::GpumechRr, models::ModelKind::GpuMechRr),
+    (Model::GpumechGto, models::ModelKind::GpuMechGto),
+];
+
+impl Backend for GpuBackend {
+    fn timings(
+        &self,
+        idgs: &KernelIdgs,
+        point: &MeasuredPoint,
+        mapper_g: bool,
+    ) -> Result<Timed, String> {
+        let metrics = mapper_g.then(|| gpu::GMetrics::from_launch(&point.ncu));
+        let (timings, warnings) = gpu::map_kernel(idgs, &self.profile, metrics.as_ref());
+        Ok(Timed {
+            costs: sim::costs_from_timing(&timings),
+            timings,
+            hardware: sim::hardware_from_profile(&self.profile),
+            notes: warnings.iter().map(|w| w.to_string()).collect(),
+        })
+    }
+
+    fn analytical_models(&self) -> Vec<Model> {
+        ANALYTICAL.iter().map(|(m, _)| *m).collect()
+    }
+
+    fn analytical(
+        &self,
+        idgs: &KernelIdgs,
+        timed: &Timed,
+        occupancy_warps: u32,
+    ) -> Vec<Result<f64, String>> {
+        let ch = match models::KernelCharacterization::from_kernel(
+            idgs,
+            &timed.timings,
+            self.profile.issue_limit,
+        ) {
+            Ok(ch) => ch,
+            Err(e) => return vec![Err(e.to_string()); ANALYTICAL.len()],
+        };
+        let hw = models::HwParams::from_profile(&ch, &self.profile);
+        ANALYTICAL
+            .iter()
+            .map(|(_, k)| {
+                let wpc = k.predict(&ch, &hw, occupancy_warps).wpc;
+                if wpc.is_finite() {
+                    Ok(wpc)
+                } else {
+                    Err(format!("{} predicts a non-finite WPC", k.column()))
+                }
+            })
+            .collect()
+    }
+}
+
+/// The kernel's IDGs and what building them assumed.
+pub struct Graphs {
+    pub idgs: KernelIdgs,
+    pub notes: Vec<String>,
+}
+
+/// PTX -> IR -> trip counts -> IDGs for the launch of `case`.
+pub fn build_graphs(case: &KernelCase, barriers: bool) -> Result<Graphs, EvalError> {
+    let kerr = |stage: &str, e: String| EvalError::Kernel {
+        kernel: case.spec.id.clone(),
+        message: format!("{stage}: {e}"),
+    };
+    let module = ptx::parse(&case.ptx)
+        .map_err(|e| kerr(&format!("parsing {}", case.ptx_file), e.to_string()))?;
+    let kernel =
+        ir::lower_kernel(&module, &case.spec.entry).map_err(|e| kerr("lowering", e.to_string()))?;
+    let an = ir::analyze(&kernel).map_err(|e| kerr("analysis", e.to_string()))?;
+    let launch = ir::Launch {
+        grid: case.spec.grid,
+        block: case.spec.block,
+        params: case.int_params(),
+    }
+    .bind(&kernel)
+    .map_err(|e| kerr("binding the launch", e.to_string()))?;
+    let top = case.max_point();
+    let evidence = top.ncu.warp_insts_per_warp().map(|w| ir::ProfileEvidence {
+        file: format!(
+            "{} (launch {})",
+            case.spec.ncu,
+            top.ncu.id.as_deref().unwrap_or("?")
+        ),
+        warp_insts_per_warp: w,
+    });
+    let trips = ir::resolve_trips(
+        &kernel,
+        &an,
+        &launch,
+        &ir::TripInputs {
+            explicit: &[],
+            profile: evidence.as_ref(),
+        },
+    )
+    .map_err(|e| kerr("trip counts", e.to_string()))?;
+    let mut notes: Vec<String> = trips.warnings.iter().map(|w| w.message.clone()).collect();
+    let built = walk::build(&kernel, &an, &launch, &trips, &walk::Options::default())
+        .map_err(|e| kerr("walk", e.to_string()))?;
+    if !built.unknown_branches.is_empty() {
+        notes.push(format!(
+            "{} data-dependent branch(es) assumed not taken (PTX lines {})",
+            built.unknown_branches.len(),
+            built
+                .unknown_branches
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    let mut idgs = built.idgs;
+    if !barriers {
+        for class in &mut idgs.classes {
+            for node in &mut class.idg.nodes {
+                node.barrier = None;
+            }
+        }
+    }
+    Ok(Graphs { idgs, notes })
+}
+
+/// The Pipeline simulation plus the backend's analytical models.
+pub struct IdgPredictor<B> {
+    pub backend: B,
+    pub variant: Variant,
+    /// Evaluate the analytical models too (the ablation only needs the Pipeline model).
+    pub analytical: bool,
+    /// Simulate every group of the core instead of extrapolating whole waves
+    /// ([`simulate_wpc`]).
+    pub exact: bool,
+}
+
+impl<B: Backend> Predictor for IdgPredictor<B> {
+    fn predict(
+        &self,
+        case: &KernelCase,
+        points: &[MeasuredPoint],
+        shape: CoreShape,
+    ) -> Result<KernelPrediction, EvalError> {
+        let graphs = build_graphs(case, self.variant.barriers)?;
+        let mut notes = graphs.notes;
+        let analytical = if self.analytical {
+            self.backend.analytical_models()
+        } else {
+            Vec::new()
+        };
+        let opts = self.variant.sim_options();
+        let n_models = analytical.len();
+        // Points are independent: simulate them in parallel, collected back in point order.
+        let per_point: Vec<PointOutcome> = points
+            .par_iter()
+            .map(|p| {
+                let timed = match self.backend.timings(&graphs.idgs, p, self.variant.mapper_g) {
+                    Ok(t) => t,
+                    Err(e) => {
+                        let e = format!("mapping at {} blocks/SM: {e}", p.blocks_per_sm);
+                        return PointOutcome {
+                            pipeline: Err(e.clone()),
+                            analytical: vec![Err(e); n_models],
+                            notes: Vec::new(),
+                        };
+                    }
+                };
+                let exec = ExecConfig {
+                    warps_per_group: shape.warps_per_group,
+                    concurrent_groups: p.blocks_per_sm,
+                    total_groups: shape.total_groups,
+                    sm_count: shape.sm_count,
+                };
+                let pipeline = simulate_wpc(&graphs.idgs, &timed, &exec, &opts, self.exact)
+                    .map_err(|e| e.to_string());
+                let analytical = if n_models > 0 {
+                    let occ = p.blocks_per_sm * shape.warps_per_group;
+                    self.backend.analytical(&graphs.idgs, &timed, occ)
+                } else {
+                    Vec::new()
+                };
+                PointOutcome {
+                    pipeline,
+                    analytical,
+                    notes: timed.notes,
+                }
+            })
+            .collect();
+        let mut pipeline = Vec::with_capacity(points.len());
+        let mut others: Vec<Vec<Result<f64, String>>> = vec![Vec::new(); n_models];
+        for o in per_point {
+            for n in o.notes {
+                if !notes.contains(&n) {
+                    notes.push(n);
+                }
+            }
+            pipeline.push(o.pipeline);
+            for (out, v) in others.iter_mut().zip(o.analytical) {
+                out.push(v);
+            }
+        }
+        let mut curves: Vec<(Model, Curve)> = vec![(Model::Pipeline, collect(pipeline))];
+        curves.extend(
+            analytical
+                .into_iter()
+                .zip(others)
+                .map(|(m, v)| (m, collect(v))),
+        );
+        Ok(KernelPrediction { curves, notes })
+    }
+}
+
+/// Waves simulated before the steady state is measured, and the waves it is measured over.
+const WARMUP_WAVES: u64 = 4;
+const MEASURED_WAVES: u64 = 4;
+
+/// WPC of one core running ⌈total / SMs⌉ groups, γ at a time.
+///
+/// Every group of a launch has the same IDGs (the walk builds group 0 and all groups reuse
+/// it), so after a few waves the schedule repeats once per wave of γ groups. Unless `exact`,
+/// a core with more than `WARMUP_WAVES + MEASURED_WAVES` waves is simulated twice, with
+/// `r + γ·4` and `r + γ·8` groups (`r` = groups mod γ, so the partial wave is kept), and the
+/// time of the remaining whole waves is extrapolated linearly from the difference. The
+/// integration test `extrapolation_matches_exact_simulation` bounds the error.
+pub fn simulate_wpc(
+    idgs: &KernelIdgs,
+    timed: &Timed,
+    exec: &ExecConfig,
+    opts: &SimOptions,
+    exact: bool,
+) -> Result<f64, sim::SimError> {
+    let groups = exec.groups_per_core();
+    let gamma = u64::from(exec.concurrent_groups.max(1));
+    let warps = groups * u64::from(exec.warps_per_group);
+    let waves = groups / gamma;
+    let cycles_for = |g: u64| -> Result<f64, sim::SimError> {
+        let e = ExecConfig {
+            total_groups: g,
+            sm_count: 1,
+            ..*exec
+        };
+        sim::simulate(idgs, &timed.costs, &timed.hardware, &e, opts).map(|r| r.cycles)
+    };
+    if exact || waves <= WARMUP_WAVES + MEASURED_WAVES + 2 {
+        let r = sim::simulate(idgs, &timed.costs, &timed.hardware, exec, opts)?;
+        return Ok(r.wpc);
+    }
+    let rem = groups % gamma;
+    let g1 = rem + gamma * WARMUP_WAVES;
+    let g2 = g1 + gamma * MEASURED_WAVES;
+    let t1 = cycles_for(g1)?;
+    let t2 = cycles_for(g2)?;
+    let per_wave = (t2 - t1) / MEASURED_WAVES as f64;
+    let cycles = t2 + per_wave * ((groups - g2) / gamma) as f64;
+    Ok(if cycles > 0.0 {
+        warps as f64 / cycles
+    } else {
+        0.0
+    })
+}
+
+struct PointOutcome {
+    pipeline: Result<f64, String>,
+    analytical: Vec<Result<f64, String>>,
+    notes: Vec<String>,
+}
+
+/// The first error of a curve, or all its values.
+fn collect(v: Vec<Result<f64, String>>) -> Curve {
+    v.into_iter().collect()
+}

@@ -1,0 +1,365 @@
+//! Loading a suite directory (docs/rodinia-suite.md): the `suite.toml` manifest, the event
+//! timings (`data/timings.csv`), the per-kernel Nsight Compute CSVs and the SM clock of the run
+//! (`data/env.txt`).
+//!
+//! Invariants of a loaded [`Suite`] (checked here, so later stages may rely on them): every
+//! kernel has at least one measured point; points are in ascending `blocks_per_sm`, each with
+//! a positive median time and its own ncu launch; `grid_blocks`, `warps_per_block` and
+//! `occupancy_warps` agree with `grid`/`block`; the clock is positive. Every error names the
+//! file, and where it applies the kernel and key.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::EvalError;
+
+/// The manifest's top level (only what the evaluation uses is typed; other keys are allowed).
+#[derive(Debug, Clone, Deserialize)]
+pub struct Manifest {
+    pub schema_version: u32,
+    pub device: String,
+    pub sm_count: u32,
+    pub l2_bytes: u64,
+    pub timings: String,
+    pub env: String,
+    #[serde(rename = "kernel")]
+    pub kernels: Vec<KernelSpec>,
+}
+
+/// One `[[kernel]]` table.
+#[derive(Debug, Clone, Deserialize)]
+pub struct KernelSpec {
+    pub id: String,
+    pub app: String,
+    pub paper_name: String,
+    pub ptx: String,
+    pub entry: String,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub grid_blocks: u64,
+    pub warps_per_block: u32,
+    pub registers_per_thread: u32,
+    pub static_smem_bytes: u32,
+    pub max_blocks_per_sm: u32,
+    pub ncu: String,
+    #[serde(default)]
+    pub notes: String,
+    #[serde(default, rename = "param")]
+    pub params: Vec<ParamSpec>,
+    #[serde(rename = "point")]
+    pub points: Vec<PointSpec>,
+}
+
+/// One `[[kernel.param]]`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ParamSpec {
+    pub index: u32,
+    pub name: String,
+    #[serde(rename = "type")]
+    pub ty: String,
+    pub value: Option<toml::Value>,
+}
+
+/// One `[[kernel.point]]`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct PointSpec {
+    pub blocks_per_sm: u32,
+    pub occupancy_warps: u32,
+    pub dyn_smem_bytes: u32,
+    pub ncu_launch: u32,
+}
+
+/// One measured occupancy point with its timing and counters.
+#[derive(Debug, Clone)]
+pub struct MeasuredPoint {
+    pub blocks_per_sm: u32,
+    pub occupancy_warps: u32,
+    pub median_us: f64,
+    /// The point's Nsight Compute launch (crate `profile`).
+    pub ncu: profile::Launch,
+}
+
+/// A raw metric of a launch by its profiler name.
+pub fn metric(launch: &profile::Launch, name: &str) -> Option<f64> {
+    launch.get(name).map(|m| m.value)
+}
+
+/// A kernel ready for prediction.
+#[derive(Debug, Clone)]
+pub struct KernelCase {
+    pub spec: KernelSpec,
+    /// The PTX text of `spec.ptx`.
+    pub ptx: String,
+    /// `spec.ptx` relative to the suite directory, for messages.
+    pub ptx_file: String,
+    pub points: Vec<MeasuredPoint>,
+}
+
+impl KernelCase {
+    /// Integer kernel parameters as `(index, value)` for `ir::Launch`. Pointers and floats stay
+    /// symbolic: the walk only needs integers to decide trip counts and branches.
+    pub fn int_params(&self) -> Vec<(String, i64)> {
+        self.spec
+            .params
+            .iter()
+            .filter(|p| p.ty == "s32" || p.ty == "u32" || p.ty == "s64" || p.ty == "u64")
+            .filter_map(|p| match p.value {
+                Some(toml::Value::Integer(v)) => Some((p.index.to_string(), v)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The point with the most resident blocks (the unpadded launch).
+    pub fn max_point(&self) -> &MeasuredPoint {
+        // Non-empty by the suite invariant.
+        &self.points[self.points.len() - 1]
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Suite {
+    pub dir: PathBuf,
+    pub manifest_file: String,
+    pub device: String,
+    pub sm_count: u32,
+    /// SM clock of the timed run in MHz (see [`read_clock_mhz`]).
+    pub clock_mhz: f64,
+    pub kernels: Vec<KernelCase>,
+}
+
+/// Loads `dir/suite.toml` and everything it points to. `only`: kernel ids to keep (empty =
+/// all); an unknown id is an error.
+pub fn load(dir: &Path, only: &[String]) -> Result<Suite, EvalError> {
+    let manifest_path = dir.join("suite.toml");
+    let manifest_file = "suite.toml".to_string();
+    let text = read(&manifest_path, &manifest_file)?;
+    let manifest: Manifest = toml::from_str(&text).map_err(|e| EvalError::Manifest {
+        file: manifest_file.clone(),
+        message: e.to_string(),
+    })?;
+    if manifest.schema_version != 1 {
+        return Err(bad(
+            &manifest_file,
+            format!(
+                "schema_version {} (this build reads 1)",
+                manifest.schema_version
+            ),
+        ));
+    }
+    if manifest.sm_count == 0 {
+        return Err(bad(&manifest_file, "sm_count must be positive".into()));
+    }
+    for id in only {
+        if !manifest.kernels.iter().any(|k| &k.id == id) {
+            return Err(EvalError::UnknownKernel {
+                id: id.clone(),
+                known: manifest.kernels.iter().map(|k| k.id.clone()).collect(),
+            });
+        }
+    }
+    let timings = read_timings(&dir.join(&manifest.timings), &manifest.timings)?;
+    let clock_mhz = read_clock_mhz(&dir.join(&manifest.env), &manifest.env)?;
+    let mut kernels = Vec::new();
+    for spec in &manifest.kernels {
+        if !only.is_empty() && !only.contains(&spec.id) {
+            continue;
+        }
+        validate_spec(spec, &manifest_file)?;
+        let ptx = read(&dir.join(&spec.ptx), &spec.ptx)?;
+        let ncu_text = read(&dir.join(&spec.ncu), &spec.ncu)?;
+        let ncu =
+            profile::parse(&ncu_text, &spec.ncu).map_err(|e| bad(&spec.ncu, e.to_string()))?;
+        let launches = &ncu
+            .kernel(&spec.entry)
+            .map_err(|e| bad(&spec.ncu, e.to_string()))?
+            .launches;
+        let mut points = Vec::with_capacity(spec.points.len());
+        for p in &spec.points {
+            let median_us = timings
+                .get(&(spec.id.clone(), p.blocks_per_sm))
+                .copied()
+                .ok_or_else(|| {
+                    bad(
+                        &manifest.timings,
+                        format!(
+                            "no row for kernel `{}` at blocks_per_sm = {}",
+                            spec.id, p.blocks_per_sm
+                        ),
+                    )
+                })?;
+            let launch = launches
+                .iter()
+                .find(|l| l.id.as_deref() == Some(p.ncu_launch.to_string().as_str()))
+                .cloned()
+                .ok_or_else(|| {
+                    bad(
+                        &spec.ncu,
+                        format!(
+                            "no launch with ID {} (kernel `{}`, point blocks_per_sm = {})",
+                            p.ncu_launch, spec.id, p.blocks_per_sm
+                        ),
+                    )
+                })?;
+            // The dynamic shared memory of the launch identifies the point independently of
+            // the ID; a mismatch means the manifest and the CSV come from different runs.
+            if let Some(dyn_smem) = metric(&launch, "launch__shared_mem_per_block_dynamic") {
+                if dyn_smem.round() as u64 != u64::from(p.dyn_smem_bytes) {
+                    return Err(bad(
+                        &spec.ncu,
+                        format!(
+                            "launch {} has {dyn_smem} bytes of dynamic shared memory, the manifest point of `{}` has {}",
+                            p.ncu_launch, spec.id, p.dyn_smem_bytes
+                        ),
+                    ));
+                }
+            }
+            points.push(MeasuredPoint {
+                blocks_per_sm: p.blocks_per_sm,
+                occupancy_warps: p.occupancy_warps,
+                median_us,
+                ncu: launch,
+            });
+        }
+        kernels.push(KernelCase {
+            spec: spec.clone(),
+            ptx,
+            ptx_file: spec.ptx.clone(),
+            points,
+        });
+    }
+    Ok(Suite {
+        dir: dir.to_path_buf(),
+        manifest_file,
+        device: manifest.device,
+        sm_count: manifest.sm_count,
+        clock_mhz,
+        kernels,
+    })
+}
+
+fn validate_spec(spec: &KernelSpec, file: &str) -> Result<(), EvalError> {
+    let key = |k: &str, m: String| bad(file, format!("kernel `{}`: `{k}`: {m}", spec.id));
+    let blocks: u64 = spec.grid.iter().map(|&x| u64::from(x)).product();
+    if blocks != spec.grid_blocks || blocks == 0 {
+        return Err(key(
+            "grid_blocks",
+            format!("{} but grid {:?} has {blocks}", spec.grid_blocks, spec.grid),
+        ));
+    }
+    let threads: u32 = spec.block.iter().product();
+    if threads == 0 || threads.div_ceil(32) != spec.warps_per_block {
+        return Err(key(
+            "warps_per_block",
+            format!("{} but block {:?}", spec.warps_per_block, spec.block),
+        ));
+    }
+    if spec.points.is_empty() {
+        return Err(key("point", "no measured points".into()));
+    }
+    let mut last = 0;
+    for p in &spec.points {
+        if p.blocks_per_sm <= last {
+            return Err(key(
+                "point.blocks_per_sm",
+                format!("{} is not ascending", p.blocks_per_sm),
+            ));
+        }
+        last = p.blocks_per_sm;
+        if p.occupancy_warps != p.blocks_per_sm * spec.warps_per_block {
+            return Err(key(
+                "point.occupancy_warps",
+                format!(
+                    "{} at {} blocks per SM of {} warps",
+                    p.occupancy_warps, p.blocks_per_sm, spec.warps_per_block
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `(kernel, blocks_per_sm) -> median_us` from the timings CSV.
+fn read_timings(path: &Path, file: &str) -> Result<BTreeMap<(String, u32), f64>, EvalError> {
+    #[derive(Deserialize)]
+    struct Row {
+        kernel: String,
+        blocks_per_sm: u32,
+        median_us: f64,
+    }
+    let text = read(path, file)?;
+    let mut rdr = csv::Reader::from_reader(text.as_bytes());
+    let mut out = BTreeMap::new();
+    for (i, row) in rdr.deserialize::<Row>().enumerate() {
+        let row = row.map_err(|e| bad(file, format!("row {}: {e}", i + 2)))?;
+        if !(row.median_us.is_finite() && row.median_us > 0.0) {
+            return Err(bad(
+                file,
+                format!("row {}: median_us {} is not positive", i + 2, row.median_us),
+            ));
+        }
+        out.insert((row.kernel, row.blocks_per_sm), row.median_us);
+    }
+    Ok(out)
+}
+
+/// The SM clock of the run in MHz: the `clocks.current.sm [MHz]` column of the
+/// `nvidia-smi --query-gpu` table in the environment record. The suite never changes clocks and
+/// records no throttling, so this one number converts every median time to cycles.
+pub fn read_clock_mhz(path: &Path, file: &str) -> Result<f64, EvalError> {
+    let text = read(path, file)?;
+    parse_clock_mhz(&text).ok_or_else(|| {
+        bad(
+            file,
+            "no `clocks.current.sm [MHz]` column with a positive value".into(),
+        )
+    })
+}
+
+fn parse_clock_mhz(text: &str) -> Option<f64> {
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let cols: Vec<&str> = line.split(',').map(str::trim).collect();
+        if let Some(i) = cols.iter().position(|c| *c == "clocks.current.sm [MHz]") {
+            let values = lines.next()?;
+            let v = values.split(',').map(str::trim).nth(i)?;
+            let mhz: f64 = v.trim_end_matches("MHz").trim().parse().ok()?;
+            return (mhz > 0.0).then_some(mhz);
+        }
+    }
+    None
+}
+
+fn read(path: &Path, file: &str) -> Result<String, EvalError> {
+    fs::read_to_string(path).map_err(|e| EvalError::Io {
+        file: file.to_string(),
+        message: e.to_string(),
+    })
+}
+
+fn bad(file: &str, message: String) -> EvalError {
+    EvalError::Data {
+        file: file.to_string(),
+        message,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clock_from_query_table() {
+        let env = "# x\nname, clocks.max.sm [MHz], clocks.current.sm [MHz], power\nH100, 1980 MHz, 1755 MHz, 700 W\n";
+        assert_eq!(parse_clock_mhz(env), Some(1755.0));
+        assert_eq!(parse_clock_mhz("nothing here"), None);
+        assert_eq!(
+            parse_clock_mhz("clocks.current.sm [MHz]\n0 MHz\n"),
+            None,
+            "a zero clock is rejected"
+        );
+    }
+}

@@ -1,0 +1,176 @@
+//! The committed Rodinia suite loads, and every kernel goes through the IDG front end and the
+//! Pipeline simulation with a fixed toy timing backend (the real mappers are tested in `gpu`).
+
+use std::path::PathBuf;
+
+use eval::predict::{build_graphs, Backend, IdgPredictor, Timed, Variant};
+use eval::{MeasuredPoint, Model};
+use idg::{Category, KernelIdgs, MemSpace};
+use sim::{Hardware, NodeCost};
+
+fn suite_dir() -> PathBuf {
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../ptx_samples/rodinia"
+    ))
+}
+
+#[test]
+fn committed_suite_loads_with_every_point_matched() {
+    let s = eval::load(&suite_dir(), &[]).unwrap();
+    assert_eq!(s.sm_count, 132);
+    assert_eq!(s.clock_mhz, 1980.0);
+    assert_eq!(s.kernels.len(), 15);
+    let fan2 = &s.kernels[0];
+    assert_eq!(fan2.spec.id, "gaussian_fan2");
+    assert_eq!(fan2.points.len(), 32);
+    assert_eq!(fan2.points[0].median_us, 1297.696);
+    assert_eq!(
+        fan2.int_params(),
+        vec![("3".to_string(), 4096), ("4".to_string(), 0)]
+    );
+    for k in &s.kernels {
+        assert_eq!(
+            k.points.last().unwrap().blocks_per_sm,
+            k.spec.max_blocks_per_sm
+        );
+        for p in &k.points {
+            assert!(p.ncu.warp_insts_per_warp().unwrap() > 1.0, "{}", k.spec.id);
+        }
+    }
+    // Measured WPC at the first point of Fan2: 1986 blocks of 2 warps per SM.
+    let wpc = eval::real_wpc(fan2, 132, 1980.0);
+    assert!((wpc[0] - 3972.0 / (1297.696 * 1980.0)).abs() < 1e-12);
+}
+
+#[test]
+fn kernel_filter_and_unknown_ids() {
+    let s = eval::load(&suite_dir(), &["srad1".to_string()]).unwrap();
+    assert_eq!(s.kernels.len(), 1);
+    let e = eval::load(&suite_dir(), &["nope".to_string()])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("nope") && e.contains("srad1"), "{e}");
+}
+
+/// λ = 1 cycle everywhere; Λ = 4 for compute, 30 for shared, 500 for other memory.
+struct Toy;
+
+impl Backend for Toy {
+    fn timings(&self, idgs: &KernelIdgs, _: &MeasuredPoint, _: bool) -> Result<Timed, String> {
+        let tpc = 1000;
+        let costs = idgs
+            .classes
+            .iter()
+            .map(|c| {
+                c.idg
+                    .nodes
+                    .iter()
+                    .map(|n| {
+                        let (sub, lat) = match (n.category, n.mem.as_ref().map(|m| m.space)) {
+                            (Category::Memory, Some(MemSpace::Shared)) => (1, 30),
+                            (Category::Memory, _) => (1, 500),
+                            _ => (0, 4),
+                        };
+                        NodeCost {
+                            subsystem: sub,
+                            lambda: tpc,
+                            latency: lat * tpc,
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        Ok(Timed {
+            timings: vec![],
+            costs,
+            hardware: Hardware {
+                subsystems: vec!["alu".into(), "mem".into()],
+                issue_interval: tpc / 4,
+                partitions: 4,
+                ticks_per_cycle: tpc,
+                clock_mhz: 1980.0,
+            },
+            notes: vec![],
+        })
+    }
+    fn analytical_models(&self) -> Vec<Model> {
+        vec![]
+    }
+    fn analytical(&self, _: &KernelIdgs, _: &Timed, _: u32) -> Vec<Result<f64, String>> {
+        vec![]
+    }
+}
+
+#[test]
+fn every_kernel_builds_and_simulates() {
+    let s = eval::load(&suite_dir(), &[]).unwrap();
+    for k in &s.kernels {
+        let g = build_graphs(k, true).unwrap_or_else(|e| panic!("{e}"));
+        assert!(!g.idgs.classes.is_empty(), "{}", k.spec.id);
+    }
+    // The simulation itself is slow in debug builds: two cheap kernels through the toy backend.
+    let few = eval::load(
+        &suite_dir(),
+        &[
+            "cfd_time_step".to_string(),
+            "bpnn_adjust_weights".to_string(),
+        ],
+    )
+    .unwrap();
+    let p = IdgPredictor {
+        backend: Toy,
+        variant: Variant::default(),
+        analytical: false,
+        exact: false,
+    };
+    let ev = eval::evaluate(&few, &p).unwrap();
+    for k in &ev.kernels {
+        let a = k.accuracy(Model::Pipeline);
+        assert!(
+            a.is_some(),
+            "{}: {:?}",
+            k.id,
+            k.result(Model::Pipeline).map(|r| &r.outcome)
+        );
+    }
+    let csv = eval::report::csv(&ev);
+    assert!(csv.starts_with("kernel,model,mape,mape_shape\n"));
+    assert_eq!(csv.lines().count(), 1 + 2 + 1);
+}
+
+#[test]
+fn extrapolation_matches_exact_simulation() {
+    let s = eval::load(
+        &suite_dir(),
+        &["cfd_step_factor".to_string(), "kmeans_swap".to_string()],
+    )
+    .unwrap();
+    let backend = eval::predict::GpuBackend {
+        profile: gpu::GpuProfile::bundled("h100").unwrap(),
+    };
+    let v = Variant::default();
+    for k in &s.kernels {
+        let g = build_graphs(k, true).unwrap();
+        let shape = eval::CoreShape::of(k, s.sm_count);
+        for p in [&k.points[0], &k.points[2]] {
+            let timed = backend.timings(&g.idgs, p, true).unwrap();
+            let exec = sim::ExecConfig {
+                warps_per_group: shape.warps_per_group,
+                concurrent_groups: p.blocks_per_sm,
+                total_groups: shape.total_groups,
+                sm_count: shape.sm_count,
+            };
+            let opts = v.sim_options();
+            let exact = eval::predict::simulate_wpc(&g.idgs, &timed, &exec, &opts, true).unwrap();
+            let fast = eval::predict::simulate_wpc(&g.idgs, &timed, &exec, &opts, false).unwrap();
+            let err = (fast - exact).abs() / exact;
+            assert!(
+                err < 0.005,
+                "{} at b={}: exact {exact}, extrapolated {fast}",
+                k.spec.id,
+                p.blocks_per_sm
+            );
+        }
+    }
+}
