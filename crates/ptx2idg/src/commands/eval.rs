@@ -1,0 +1,214 @@
+//! `ptx2idg eval SUITE_DIR [--gpu NAME] [--format markdown|csv] [--svg-dir DIR] [--kernel ID]...
+//! [--ablation] [--write-docs FILE]`: the Rodinia evaluation of crate `eval` (Tables 10-12 of
+//! pipeline-model-analysis) on a suite directory (docs/rodinia-suite.md).
+//!
+//! stdout: the MAPE / MAPE_shape table (or, with `--ablation`, the average Pipeline MAPE per
+//! variant). stderr: models that could not predict a kernel and what the IDG construction
+//! assumed. `--write-docs` also runs the ablation and writes the results page.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use ::eval::predict::{describe, GpuBackend, IdgPredictor, Variant};
+use ::eval::report::{self, AblationRow};
+use ::eval::Evaluation;
+
+use super::gpu_args::GpuArgs;
+use crate::diag;
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Format {
+    #[default]
+    Markdown,
+    Csv,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SchedulerArg {
+    Lrr,
+    Gto,
+    Oldest,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IssueArg {
+    InOrder,
+    Dataflow,
+}
+
+#[derive(clap::Args)]
+pub struct EvalArgs {
+    /// Suite directory holding suite.toml (e.g. ptx_samples/rodinia).
+    suite: PathBuf,
+    #[command(flatten)]
+    gpu: GpuArgs,
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+    /// Write one SVG per kernel (measured and model curves, normalized as in Figs. 17-18).
+    #[arg(long, value_name = "DIR")]
+    svg_dir: Option<PathBuf>,
+    /// Evaluate only these kernel ids (repeatable).
+    #[arg(long = "kernel", value_name = "ID")]
+    kernels: Vec<String>,
+    /// Print the ablation study (average Pipeline MAPE per switched mechanism) instead of
+    /// the table.
+    #[arg(long)]
+    ablation: bool,
+    /// Write the results page (table, ablation, commentary) to FILE.
+    #[arg(long, value_name = "FILE")]
+    write_docs: Option<PathBuf>,
+    /// Base configuration: use mapper f only (no profiler counters for memory λ/Λ).
+    #[arg(long)]
+    no_mapper_g: bool,
+    /// Base configuration: the warp scheduler.
+    #[arg(long, value_enum, default_value_t = SchedulerArg::Gto)]
+    scheduler: SchedulerArg,
+    /// Base configuration: one scheduler for the whole SM instead of its sub-partitions.
+    #[arg(long)]
+    no_sub_partitions: bool,
+    /// Base configuration: issue order within a warp.
+    #[arg(long, value_enum, default_value_t = IssueArg::InOrder)]
+    issue: IssueArg,
+    /// Base configuration: ignore barriers.
+    #[arg(long)]
+    no_barriers: bool,
+    /// Simulate every group of the core instead of extrapolating the steady-state waves.
+    #[arg(long)]
+    exact: bool,
+}
+
+impl EvalArgs {
+    fn variant(&self) -> Variant {
+        Variant {
+            mapper_g: !self.no_mapper_g,
+            scheduler: match self.scheduler {
+                SchedulerArg::Lrr => sim::Scheduler::LooseRoundRobin,
+                SchedulerArg::Gto => sim::Scheduler::GreedyThenOldest,
+                SchedulerArg::Oldest => sim::Scheduler::OldestFirst,
+            },
+            sub_partitions: !self.no_sub_partitions,
+            in_order: self.issue == IssueArg::InOrder,
+            barriers: !self.no_barriers,
+        }
+    }
+}
+
+fn fail(e: impl std::fmt::Display) -> ExitCode {
+    diag::usage(&e.to_string());
+    ExitCode::from(1)
+}
+
+pub fn run(args: &EvalArgs) -> ExitCode {
+    let profile = match args.gpu.load() {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let suite_name = args.suite.display().to_string();
+    let suite = match ::eval::load(&args.suite, &args.kernels) {
+        Ok(s) => s,
+        Err(e @ ::eval::EvalError::UnknownKernel { .. }) => {
+            diag::usage(&e.to_string());
+            return ExitCode::from(2);
+        }
+        Err(e) => {
+            diag::file_error(&suite_name, &e.to_string());
+            return ExitCode::from(1);
+        }
+    };
+    let base = args.variant();
+    let gpu_name = profile.name.clone();
+    let run_variant = |v: &Variant, analytical: bool| -> Result<Evaluation, ::eval::EvalError> {
+        let p = IdgPredictor {
+            backend: GpuBackend {
+                profile: profile.clone(),
+            },
+            variant: v.clone(),
+            analytical,
+            exact: args.exact,
+        };
+        ::eval::evaluate(&suite, &p)
+    };
+    let main = match run_variant(&base, true) {
+        Ok(ev) => ev,
+        Err(e) => return fail(e),
+    };
+    for line in report::failures(&main) {
+        diag::usage(&format!("no prediction: {line}"));
+    }
+    for k in &main.kernels {
+        for n in &k.notes {
+            diag::usage(&format!("note: {}: {n}", k.id));
+        }
+    }
+
+    let need_ablation = args.ablation || args.write_docs.is_some();
+    let mut ablation: Vec<(String, String, Evaluation)> = Vec::new();
+    if need_ablation {
+        for (name, what, v) in Variant::ablations(&base) {
+            let ev = if v == base {
+                main.clone()
+            } else {
+                match run_variant(&v, false) {
+                    Ok(ev) => ev,
+                    Err(e) => return fail(e),
+                }
+            };
+            ablation.push((name, what, ev));
+        }
+    }
+    let rows: Vec<AblationRow<'_>> = ablation
+        .iter()
+        .map(|(n, d, e)| AblationRow {
+            variant: n,
+            description: d,
+            evaluation: e,
+        })
+        .collect();
+
+    if args.ablation {
+        match args.format {
+            Format::Markdown => print!("{}", report::ablation_markdown(&rows)),
+            Format::Csv => print!("{}", report::ablation_csv(&rows)),
+        }
+    } else {
+        match args.format {
+            Format::Markdown => print!("{}", report::markdown(&main)),
+            Format::Csv => print!("{}", report::csv(&main)),
+        }
+    }
+
+    if let Some(dir) = &args.svg_dir {
+        if let Err(e) = write_svgs(dir, &main) {
+            return fail(e);
+        }
+    }
+    if let Some(file) = &args.write_docs {
+        let command = format!(
+            "ptx2idg eval {suite_name} --gpu {gpu_name} --write-docs {}",
+            file.display()
+        );
+        let page = ::eval::docs::results_page(&::eval::docs::PageInput {
+            command: &command,
+            gpu_profile: &gpu_name,
+            base_variant: &describe(&base),
+            suite: &suite,
+            evaluation: &main,
+            ablation: &rows,
+        });
+        if let Err(e) = std::fs::write(file, page) {
+            diag::file_error(&file.display().to_string(), &e.to_string());
+            return ExitCode::from(1);
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn write_svgs(dir: &std::path::Path, ev: &Evaluation) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for k in &ev.kernels {
+        let path = dir.join(format!("{}.svg", k.id));
+        std::fs::write(&path, ::eval::svg::kernel_chart(k, &ev.device))
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(())
+}

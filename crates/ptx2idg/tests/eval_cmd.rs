@@ -1,0 +1,75 @@
+//! End-to-end tests of `ptx2idg eval` on the committed Rodinia suite (two of its kernels, so
+//! the test stays fast in debug builds; the full table is docs/results.md).
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn repo_root() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ptx2idg"))
+        .args(args)
+        .current_dir(repo_root())
+        .output()
+        .expect("run ptx2idg")
+}
+
+const SUBSET: [&str; 4] = [
+    "--kernel",
+    "cfd_time_step",
+    "--kernel",
+    "bpnn_adjust_weights",
+];
+
+#[test]
+fn csv_header_rows_and_snapshot() {
+    let mut args = vec![
+        "eval",
+        "ptx_samples/rodinia",
+        "--gpu",
+        "h100",
+        "--format",
+        "csv",
+    ];
+    args.extend(SUBSET);
+    let o = run(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8(o.stdout).unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "kernel,model,mape,mape_shape");
+    // 2 kernels x 9 models, then 9 average rows.
+    assert_eq!(lines.len(), 1 + 2 * 9 + 9);
+    assert!(
+        lines[1].starts_with("bpnn_adjust_weights,pipeline,"),
+        "manifest order: {}",
+        lines[1]
+    );
+    assert!(lines.last().unwrap().starts_with("average,gpumech_gto,"));
+    // Deterministic: a second run prints the same bytes.
+    let again = run(&args);
+    assert_eq!(String::from_utf8(again.stdout).unwrap(), out);
+    let mut s = insta::Settings::clone_current();
+    s.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/../../snapshots/eval"));
+    s.set_prepend_module_to_snapshot(false);
+    s.bind(|| insta::assert_snapshot!("eval_subset_csv", out));
+}
+
+#[test]
+fn unknown_kernel_is_a_usage_error() {
+    let o = run(&["eval", "ptx_samples/rodinia", "--kernel", "nope"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("unknown kernel `nope`") && err.contains("srad1"),
+        "{err}"
+    );
+}
+
+#[test]
+fn missing_suite_names_the_file() {
+    let o = run(&["eval", "no/such/dir"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("suite.toml"));
+}
