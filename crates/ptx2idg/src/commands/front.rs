@@ -5,7 +5,8 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use super::args::{LaunchArgs, TripsArgs};
+use super::args::{LaunchArgs, TripData, TripsArgs};
+use super::idg::WalkArgs;
 use crate::diag;
 
 /// A parsed module and the name of the selected kernel.
@@ -35,53 +36,32 @@ pub fn load(path: &Path, query: Option<&str>) -> Result<Source, ExitCode> {
     })
 }
 
-/// Explicit trips-table rows of `--trips` files that name `entry`.
-pub fn explicit_rows(args: &TripsArgs, entry: &str) -> Result<Vec<ir::ExplicitTrip>, ExitCode> {
-    let mut rows = Vec::new();
-    for path in &args.trips {
-        let name = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| fail(&name, e))?;
-        let first = text
-            .lines()
-            .map(str::trim)
-            .find(|l| !l.is_empty() && !l.starts_with('#'))
-            .unwrap_or("");
-        if first.replace(' ', "") != "kernel,loop,trips" {
-            return Err(fail(
-                &name,
-                "not a trips table (`kernel,loop,trips`); reading profiler CSVs here is not wired yet",
-            ));
-        }
-        let parsed = ir::trips::parse_trips_table(&text, &name).map_err(|e| fail(&name, e))?;
-        let names = [entry];
-        rows.extend(
-            parsed
-                .into_iter()
-                .filter(|(k, _)| ir::names::select_kernel(&names, Some(k)).is_ok())
-                .map(|(_, row)| row),
-        );
-    }
-    Ok(rows)
-}
-
-/// Runs the front end for `source` under the launch and trip options.
+/// Runs the front end for `source` under the launch, trip and walk options; also returns the
+/// parsed `--trips` inputs, whose profiler metrics mapper g reads.
 pub fn run(
     source: &Source,
     launch: &LaunchArgs,
     trips: &TripsArgs,
-    opts: &walk::Options,
-) -> Result<walk::FrontEnd, ExitCode> {
-    let rows = explicit_rows(trips, &source.entry)?;
-    let inputs = ir::TripInputs {
-        explicit: &rows,
-        profile: None,
+    walk_args: &WalkArgs,
+) -> Result<(walk::FrontEnd, TripData), ExitCode> {
+    let data = trips.load(&source.entry).map_err(|e| {
+        diag::usage(&e);
+        ExitCode::from(1)
+    })?;
+    for n in &data.notes {
+        diag::usage(n);
+    }
+    let (unknown, why) = unknown_branch_policy(walk_args, &data, &source.entry, trips);
+    let opts = walk::Options {
+        unknown_branch: unknown,
+        ..walk_args.options()
     };
     let fe = walk::front_end(
         &source.module,
         &source.entry,
         &launch.launch(),
-        &inputs,
-        opts,
+        &data.inputs(),
+        &opts,
     )
     .map_err(|e| fail(&source.file, e))?;
     for w in &fe.trips.warnings {
@@ -100,9 +80,9 @@ pub fn run(
                 .map(u32::to_string)
                 .collect();
             eprintln!(
-                "branches on data the launch does not decide (PTX lines {}): assumed {}",
+                "branches on data the launch does not decide (PTX lines {}): assumed {} ({why})",
                 lines.join(", "),
-                match opts.unknown_branch {
+                match unknown {
                     walk::UnknownBranch::Taken => "taken",
                     walk::UnknownBranch::NotTaken => "not taken",
                     walk::UnknownBranch::Both => "both sides (divergent)",
@@ -110,7 +90,38 @@ pub fn run(
             );
         }
     }
-    Ok(fe)
+    Ok((fe, data))
+}
+
+/// The assumption for branches on unknown data: the user's `--unknown-branch`, else profile
+/// evidence (a kernel whose profile shows no divergent branch runs one side; one that shows
+/// divergence runs both), else not taken.
+fn unknown_branch_policy(
+    args: &WalkArgs,
+    data: &TripData,
+    entry: &str,
+    trips: &TripsArgs,
+) -> (walk::UnknownBranch, String) {
+    if let Some(u) = args.unknown_branch {
+        return (u.into(), "--unknown-branch".into());
+    }
+    for p in &data.profiles {
+        let Ok(launch) = p.launch(entry, trips.invocation()) else {
+            continue;
+        };
+        if let Some(m) = launch.quantity(profile::Quantity::DivergentBranches) {
+            let policy = if m.value > 0.0 {
+                walk::UnknownBranch::Both
+            } else {
+                walk::UnknownBranch::NotTaken
+            };
+            return (
+                policy,
+                format!("{} divergent branches in {}", m.value, p.origin),
+            );
+        }
+    }
+    (walk::UnknownBranch::NotTaken, "default".into())
 }
 
 fn fail(file: &str, e: impl std::fmt::Display) -> ExitCode {

@@ -18,12 +18,21 @@ pub enum Format {
     Stats,
 }
 
-#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum UnknownBranch {
     Taken,
-    #[default]
     NotTaken,
     Both,
+}
+
+impl From<UnknownBranch> for walk::UnknownBranch {
+    fn from(u: UnknownBranch) -> Self {
+        match u {
+            UnknownBranch::Taken => walk::UnknownBranch::Taken,
+            UnknownBranch::NotTaken => walk::UnknownBranch::NotTaken,
+            UnknownBranch::Both => walk::UnknownBranch::Both,
+        }
+    }
 }
 
 /// How warps are walked; shared by every command that builds IDGs from PTX.
@@ -32,9 +41,10 @@ pub struct WalkArgs {
     /// Work groups to walk: `first`, `all`, or a count N (the first N groups).
     #[arg(long, value_name = "first|all|N", default_value = "first", value_parser = parse_groups)]
     pub groups: walk::Groups,
-    /// Assumption for branches on data the launch does not decide.
-    #[arg(long, value_enum, default_value_t)]
-    pub unknown_branch: UnknownBranch,
+    /// Assumption for branches on data the launch does not decide (default: from profile
+    /// evidence of divergent branches if a `--trips` profile has it, else not-taken).
+    #[arg(long, value_enum)]
+    pub unknown_branch: Option<UnknownBranch>,
     /// Drop the control dependences (instructions after a branch depending on it).
     #[arg(long)]
     pub no_control_deps: bool,
@@ -43,11 +53,7 @@ pub struct WalkArgs {
 impl WalkArgs {
     pub fn options(&self) -> walk::Options {
         walk::Options {
-            unknown_branch: match self.unknown_branch {
-                UnknownBranch::Taken => walk::UnknownBranch::Taken,
-                UnknownBranch::NotTaken => walk::UnknownBranch::NotTaken,
-                UnknownBranch::Both => walk::UnknownBranch::Both,
-            },
+            unknown_branch: self.unknown_branch.map(Into::into).unwrap_or_default(),
             control_deps: !self.no_control_deps,
             groups: self.groups,
         }
@@ -105,8 +111,8 @@ pub fn run(args: &MainArgs) -> ExitCode {
         Ok(s) => s,
         Err(code) => return code,
     };
-    let fe = match front::run(&source, &args.launch, &args.trips, &args.walk.options()) {
-        Ok(fe) => fe,
+    let fe = match front::run(&source, &args.launch, &args.trips, &args.walk) {
+        Ok((fe, _)) => fe,
         Err(code) => return code,
     };
     let idgs = &fe.built.idgs;

@@ -80,7 +80,7 @@ fn load_idgs(args: &ModelsArgs) -> Result<(String, idg::KernelIdgs), ExitCode> {
         return Ok((file, k));
     }
     let source = front::load(&args.file, args.kernel.as_deref())?;
-    let fe = front::run(&source, &args.launch, &args.trips, &args.walk.options())?;
+    let (fe, _trip_data) = front::run(&source, &args.launch, &args.trips, &args.walk)?;
     Ok((file, fe.built.idgs))
 }
 
