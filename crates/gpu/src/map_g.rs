@@ -14,7 +14,9 @@
 //! - `F`: mapper f's class values.
 //!
 //! All arithmetic is exact rational arithmetic on `Cycles` ticks, rounded once (half up).
-//! Atomics keep mapper f's values (§6.3 gives no rule for them).
+//! Atomics keep mapper f's values (§6.3 gives no rule for them). Generic-addressed accesses
+//! (`ld.u32`, no state space) whose space the IDG builder resolved take the class of that
+//! space (`ld.shared`, ...), decided by `GStatic`.
 
 use crate::class::{InstClass, MemLevel};
 use crate::cycles::Cycles;
@@ -177,10 +179,43 @@ fn usable(metrics: Option<&GMetrics>, warnings: &mut Vec<Warning>) -> Usable {
     }
 }
 
+/// The class of a generic-addressed (no state space) access once the IDG builder resolved
+/// the space it touches; `None` when nothing changes.
+fn resolved_class(node: &Node, m: &MemAccess, class: InstClass) -> Option<InstClass> {
+    use InstClass as C;
+    if node.op.mods.space.is_some() {
+        return None;
+    }
+    let c = match (class, m.space) {
+        (C::LdGlobal, MemSpace::Shared) => C::LdShared,
+        (C::LdGlobal, MemSpace::Local) => C::LdLocal,
+        (C::LdGlobal, MemSpace::Const) => C::LdConst,
+        (C::StGlobal, MemSpace::Shared) => C::StShared,
+        (C::StGlobal, MemSpace::Local) => C::StLocal,
+        (C::AtomGlobal, MemSpace::Shared) => C::AtomShared,
+        _ => return None,
+    };
+    Some(c)
+}
+
 fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable) -> NodeTiming {
-    let f = map_f(&node.op, gpu);
+    let mut f = map_f(&node.op, gpu);
     let Some(m) = node.mem else { return f };
-    if m.atomic || f.source == MapSource::Conservative {
+    if f.source == MapSource::Conservative {
+        return f;
+    }
+    // Generic addressing resolved by the static analysis: time it as the space it touches.
+    if let Some(c) = resolved_class(node, &m, f.class) {
+        let p = gpu.class(c);
+        f = NodeTiming {
+            subsystem: p.subsystem,
+            lambda: p.lambda,
+            latency: p.latency,
+            source: MapSource::GStatic,
+            class: c,
+        };
+    }
+    if m.atomic {
         return f;
     }
     let with = |(lambda, latency): (Cycles, Cycles), source| NodeTiming {
@@ -189,51 +224,34 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable) -> NodeTiming {
         source,
         ..f
     };
-    // Only the data-moving classes; bookkeeping (`misc`) keeps f's values.
-    let moves_data = matches!(
-        f.class,
-        InstClass::LdGlobal
-            | InstClass::StGlobal
-            | InstClass::CpAsync
-            | InstClass::LdShared
-            | InstClass::StShared
-            | InstClass::LdLocal
-            | InstClass::StLocal
-    );
-    if !moves_data {
-        return f;
-    }
-    match m.space {
-        MemSpace::Global | MemSpace::Generic | MemSpace::Texture => {
+    // Decided by the class, not `m.space`: a `cp.async` names shared memory first but its
+    // cost is the global read, and `ld.shared::cta` is shared whatever space the builder
+    // recorded.
+    let static_sectors = |f: NodeTiming| match m.pattern {
+        Some(p) => with(
+            sector_scaling(
+                f.lambda,
+                f.latency,
+                p.sectors_per_request,
+                ideal_sectors(node, &m),
+            ),
+            MapSource::GStatic,
+        ),
+        None => f,
+    };
+    match f.class {
+        InstClass::LdGlobal | InstClass::StGlobal | InstClass::CpAsync => {
             if let Some((d, g)) = u.global {
                 return with(global_from_ratio(gpu, d, g), MapSource::GProfile);
             }
-            match m.pattern {
-                Some(p) => with(
-                    sector_scaling(
-                        f.lambda,
-                        f.latency,
-                        p.sectors_per_request,
-                        ideal_sectors(node, &m),
-                    ),
-                    MapSource::GStatic,
-                ),
-                None => f,
+            // The analysed address of a cp.async is its shared destination.
+            if f.class == InstClass::CpAsync {
+                return f;
             }
+            static_sectors(f)
         }
-        MemSpace::Local => match m.pattern {
-            Some(p) => with(
-                sector_scaling(
-                    f.lambda,
-                    f.latency,
-                    p.sectors_per_request,
-                    ideal_sectors(node, &m),
-                ),
-                MapSource::GStatic,
-            ),
-            None => f,
-        },
-        MemSpace::Shared => {
+        InstClass::LdLocal | InstClass::StLocal => static_sectors(f),
+        InstClass::LdShared | InstClass::StShared => {
             let measured = if m.store { u.shared_st } else { u.shared_ld };
             if let Some(d) = measured {
                 return with(
@@ -249,7 +267,7 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable) -> NodeTiming {
                 None => f,
             }
         }
-        MemSpace::Const | MemSpace::Param | MemSpace::Surface => f,
+        _ => f,
     }
 }
 

@@ -30,6 +30,16 @@ enum Command {
     Check(commands::check::CheckArgs),
     /// Print a kernel's CFG, loop forest and loop trip counts (summary, JSON or Graphviz DOT).
     Cfg(commands::cfg::CfgArgs),
+    /// List the bundled GPU profiles (one name per line), or print one with --show.
+    Gpus(commands::gpus::GpusArgs),
+    /// Map every instruction of a kernel to (class, subsystem, λ, Λ) for a GPU (mappers f, g).
+    Map(commands::map::MapArgs),
+    /// Simulate a kernel launch on a GPU with the Pipeline model (one run or an occupancy sweep).
+    Simulate(commands::simulate::SimulateArgs),
+    /// Predict a kernel's occupancy curve with the analytical models beside the Pipeline model.
+    Models(commands::models::ModelsArgs),
+    /// Evaluate every model against a measured occupancy suite: MAPE tables, SVGs, ablations.
+    Eval(commands::eval::EvalArgs),
 }
 
 fn main() -> ExitCode {
@@ -37,6 +47,11 @@ fn main() -> ExitCode {
     match cli.command {
         Some(Command::Check(args)) => commands::check::run(&args),
         Some(Command::Cfg(args)) => commands::cfg::run(&args),
+        Some(Command::Gpus(args)) => commands::gpus::run(&args),
+        Some(Command::Map(args)) => commands::map::run(&args),
+        Some(Command::Simulate(args)) => commands::simulate::run(&args),
+        Some(Command::Models(args)) => commands::models::run(&args),
+        Some(Command::Eval(args)) => commands::eval::run(&args),
         None => commands::idg::run(&cli.main),
     }
 }

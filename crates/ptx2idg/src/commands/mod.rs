@@ -3,5 +3,11 @@
 pub mod args;
 pub mod cfg;
 pub mod check;
+pub mod eval;
 pub mod front;
+pub mod gpu_args;
+pub mod gpus;
 pub mod idg;
+pub mod map;
+pub mod models;
+pub mod simulate;

@@ -1,0 +1,181 @@
+//! `map_kernel` end to end on small PTX kernels: conservative class and one warning per
+//! unclassifiable mnemonic, profiler metrics overriding the static pattern, generic accesses
+//! resolved to shared memory.
+
+use gpu::{map_kernel, Cycles, GMetrics, GpuProfile, InstClass, MapSource, MemLevel, Warning};
+
+fn build(body: &str, block: u32) -> idg::KernelIdgs {
+    let src = format!(
+        ".version 8.0\n.target sm_90\n.address_size 64\n\
+         .visible .entry k(.param .u64 p)\n{{\n\
+         \t.reg .b32 %r<16>;\n\t.reg .b64 %rd<16>;\n\t.reg .f32 %f<16>;\n\
+         \t.shared .align 4 .b8 buf[4096];\n{body}\tret;\n}}\n"
+    );
+    let module = ptx::parse(&src).unwrap_or_else(|e| panic!("{e:?}\n{src}"));
+    walk::front_end(
+        &module,
+        "k",
+        &ir::Launch {
+            grid: [1, 1, 1],
+            block: [block, 1, 1],
+            params: vec![],
+        },
+        &ir::TripInputs::default(),
+        &walk::Options::default(),
+    )
+    .unwrap()
+    .built
+    .idgs
+}
+
+const GLOBAL_LOAD: &str = "\tld.param.u64 %rd1, [p];\n\tcvta.to.global.u64 %rd2, %rd1;\n\
+     \tmov.u32 %r1, %tid.x;\n\tmul.wide.u32 %rd3, %r1, 4;\n\tadd.s64 %rd4, %rd2, %rd3;\n\
+     \tld.global.f32 %f1, [%rd4];\n";
+
+fn timing_of(idgs: &idg::KernelIdgs, t: &[gpu::ClassTiming], mnemonic: &str) -> gpu::NodeTiming {
+    let (i, _) = idgs.classes[0]
+        .idg
+        .nodes
+        .iter()
+        .enumerate()
+        .find(|(_, n)| n.op.to_string() == mnemonic)
+        .unwrap_or_else(|| panic!("no {mnemonic}"));
+    t[0].nodes[i]
+}
+
+#[test]
+fn unknown_opcodes_get_the_conservative_class_and_one_warning() {
+    let body = format!("{GLOBAL_LOAD}\tfrobnicate.b32 %r2, %r1;\n\tfrobnicate.b32 %r3, %r2;\n");
+    let idgs = build(&body, 32);
+    let g = GpuProfile::bundled("pascal-gtx1060").unwrap();
+    let (t, w) = map_kernel(&idgs, &g, None);
+    let u = timing_of(&idgs, &t, "frobnicate.b32");
+    assert_eq!(u.class, InstClass::Unknown);
+    assert_eq!(u.source, MapSource::Conservative);
+    // The slowest arithmetic class of Pascal: f64.div (λ 47, Λ 376).
+    assert_eq!(
+        (u.lambda, u.latency),
+        (Cycles::from_cycles(47), Cycles::from_cycles(376))
+    );
+    assert_eq!(w.len(), 1, "{w:?}");
+    match &w[0] {
+        Warning::Unclassified {
+            mnemonic,
+            ptx_lines,
+        } => {
+            assert_eq!(mnemonic, "frobnicate.b32");
+            assert_eq!(ptx_lines.len(), 2);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn profile_metrics_override_the_static_pattern() {
+    let idgs = build(GLOBAL_LOAD, 32);
+    let g = GpuProfile::bundled("pascal-gtx1060").unwrap();
+    let (t, w) = map_kernel(&idgs, &g, None);
+    assert!(w.is_empty());
+    let s = timing_of(&idgs, &t, "ld.global.f32");
+    // Coalesced 4-byte loads: the static pattern leaves DRAM's λ/Λ (Table 5: 12 / 345).
+    assert_eq!(s.source, MapSource::GStatic);
+    assert_eq!(
+        (s.lambda, s.latency),
+        (Cycles::from_cycles(12), Cycles::from_cycles(345))
+    );
+
+    // R = 1.5: λ = 18, Λ = 345 + 0.5·12 = 351.
+    let m = GMetrics {
+        dram_bytes: Some(3000),
+        global_bytes: Some(2000),
+        ..GMetrics::default()
+    };
+    let (t, _) = map_kernel(&idgs, &g, Some(&m));
+    let p = timing_of(&idgs, &t, "ld.global.f32");
+    assert_eq!(p.source, MapSource::GProfile);
+    assert_eq!(
+        (p.lambda, p.latency),
+        (Cycles::from_cycles(18), Cycles::from_cycles(351))
+    );
+
+    // Zero global bytes: R undefined, a warning, and the static value stands.
+    let z = GMetrics {
+        dram_bytes: Some(10),
+        global_bytes: Some(0),
+        ..GMetrics::default()
+    };
+    let (t, w) = map_kernel(&idgs, &g, Some(&z));
+    assert!(matches!(w[..], [Warning::MetricsUnusable { .. }]), "{w:?}");
+    assert_eq!(
+        timing_of(&idgs, &t, "ld.global.f32").source,
+        MapSource::GStatic
+    );
+}
+
+#[test]
+fn strided_global_loads_scale_with_sectors() {
+    // Stride 32 bytes: 32 sectors where 4 suffice, R_s = 8: λ = 8·12 = 96, Λ = 345 + 7·12.
+    let body = GLOBAL_LOAD.replace("%r1, 4;", "%r1, 32;");
+    let idgs = build(&body, 32);
+    let g = GpuProfile::bundled("pascal-gtx1060").unwrap();
+    let (t, _) = map_kernel(&idgs, &g, None);
+    let s = timing_of(&idgs, &t, "ld.global.f32");
+    assert_eq!(s.source, MapSource::GStatic);
+    assert_eq!(
+        (s.lambda, s.latency),
+        (Cycles::from_cycles(96), Cycles::from_cycles(429))
+    );
+}
+
+#[test]
+fn shared_bank_conflicts_from_pattern_and_metrics() {
+    // Stride 8 words: lanes 0, 4, 8, ... share banks 4 ways... D from the static analysis.
+    let body = "\tmov.u32 %r1, %tid.x;\n\tshl.b32 %r2, %r1, 5;\n\tmov.u32 %r3, buf;\n\
+                \tadd.s32 %r4, %r3, %r2;\n\tld.shared.f32 %f1, [%r4];\n";
+    let idgs = build(body, 32);
+    let g = GpuProfile::bundled("fermi-c2050").unwrap();
+    let sh = g.mem(MemLevel::Shared);
+    let (t, _) = map_kernel(&idgs, &g, None);
+    let s = timing_of(&idgs, &t, "ld.shared.f32");
+    assert_eq!(s.source, MapSource::GStatic);
+    let d = idgs.classes[0]
+        .idg
+        .nodes
+        .iter()
+        .find_map(|n| n.mem.and_then(|m| m.pattern))
+        .unwrap()
+        .bank_conflict_degree;
+    assert!(d > 0, "a 32-byte lane stride must conflict");
+    assert_eq!(s.lambda, sh.lambda * u64::from(1 + d));
+    assert_eq!(s.latency, sh.latency + sh.lambda * u64::from(d));
+
+    // Measured: 1.5 wavefronts per request -> D = 0.5: λ 3, Λ 29.
+    let m = GMetrics {
+        shared_load_wavefronts_per_request: Some(1.5),
+        ..GMetrics::default()
+    };
+    let (t, _) = map_kernel(&idgs, &g, Some(&m));
+    let p = timing_of(&idgs, &t, "ld.shared.f32");
+    assert_eq!(p.source, MapSource::GProfile);
+    assert_eq!(
+        (p.lambda, p.latency),
+        (Cycles::from_cycles(3), Cycles::from_cycles(29))
+    );
+}
+
+#[test]
+fn generic_access_to_shared_memory_is_timed_as_shared() {
+    // A generic load of a shared variable: mapper f says global (generic), the IDG builder
+    // resolved the space, so g times it as shared memory.
+    let idgs = build("\tld.f32 %f1, [buf+4];\n", 32);
+    let g = GpuProfile::bundled("fermi-c2050").unwrap();
+    assert_eq!(
+        gpu::classify(&idgs.classes[0].idg.nodes[0].op),
+        Some(InstClass::LdGlobal)
+    );
+    let (t, _) = map_kernel(&idgs, &g, None);
+    let s = timing_of(&idgs, &t, "ld.f32");
+    assert_eq!(s.class, InstClass::LdShared);
+    assert_eq!(s.source, MapSource::GStatic);
+    assert_eq!(s.latency, g.mem(MemLevel::Shared).latency);
+}
