@@ -1157,9 +1157,17 @@ pub enum SectionEntry {
         name: String,
         span: Span,
     },
+    /// A line of values of which at least one is not a plain integer.
     Data {
         ty: ScalarType,
         values: Vec<ConstExpr>,
+        span: Span,
+    },
+    /// Consecutive lines of plain integers of one type, merged (the bulk of DWARF data);
+    /// printed 16 values per line.
+    Ints {
+        ty: ScalarType,
+        values: Vec<i64>,
         span: Span,
     },
 }
@@ -1274,9 +1282,9 @@ impl Module {
                     s.span = Span::default();
                     for e in &mut s.entries {
                         match e {
-                            SectionEntry::Label { span, .. } | SectionEntry::Data { span, .. } => {
-                                *span = Span::default()
-                            }
+                            SectionEntry::Label { span, .. }
+                            | SectionEntry::Data { span, .. }
+                            | SectionEntry::Ints { span, .. } => *span = Span::default(),
                         }
                     }
                 }

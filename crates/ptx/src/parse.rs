@@ -1373,6 +1373,7 @@ impl<'a> Parser<'a> {
         let open = ws(r)?;
         let mut i = expect_char(open, '{', "`{`")?;
         let mut entries = Vec::new();
+        let mut scratch: Vec<ConstExpr> = Vec::new();
         loop {
             i = ws(i)?;
             let s = i;
@@ -1401,12 +1402,11 @@ impl<'a> Parser<'a> {
                     let Some(ty) = ScalarType::from_name(w) else {
                         return fail(i, format!("unexpected `.{w}` in section"));
                     };
-                    // Debug sections hold one value per line almost always.
-                    let mut values = Vec::with_capacity(1);
+                    scratch.clear();
                     let mut r = ws_line(r)?;
                     loop {
                         let (rr, v) = const_expr(r)?;
-                        values.push(v);
+                        scratch.push(v);
                         let j = ws(rr)?;
                         if first(j) == Some(b',') {
                             r = ws(&j[1..])?;
@@ -1419,11 +1419,38 @@ impl<'a> Parser<'a> {
                     if first(j) == Some(b';') {
                         r = &j[1..];
                     }
-                    entries.push(SectionEntry::Data {
-                        ty,
-                        values,
-                        span: self.span(s, r),
+                    let all_int = scratch
+                        .iter()
+                        .all(|v| matches!(v, ConstExpr::Imm(Imm::Int(_))));
+                    let ints = scratch.iter().filter_map(|v| match v {
+                        ConstExpr::Imm(Imm::Int(n)) => Some(*n),
+                        _ => None,
                     });
+                    match entries.last_mut() {
+                        // Runs of plain-number lines (most of a `-G` build) become one
+                        // entry: a value costs 8 bytes instead of a node per line.
+                        Some(SectionEntry::Ints {
+                            ty: t,
+                            values,
+                            span,
+                        }) if all_int && *t == ty => {
+                            values.extend(ints);
+                            *span = self.finish(*span, r);
+                        }
+                        _ if all_int => {
+                            let span = self.finish(self.mark(s), r);
+                            entries.push(SectionEntry::Ints {
+                                ty,
+                                values: ints.collect(),
+                                span,
+                            });
+                        }
+                        _ => entries.push(SectionEntry::Data {
+                            ty,
+                            values: std::mem::take(&mut scratch),
+                            span: self.span(s, r),
+                        }),
+                    }
                     i = r;
                 }
                 _ => {

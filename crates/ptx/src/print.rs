@@ -604,6 +604,13 @@ impl Display for Section {
                     write_list(f, values)?;
                     f.write_str("\n")?;
                 }
+                SectionEntry::Ints { ty, values, .. } => {
+                    for line in values.chunks(16) {
+                        write!(f, ".{ty} ")?;
+                        write_list(f, line)?;
+                        f.write_str("\n")?;
+                    }
+                }
             }
         }
         f.write_str("}")
