@@ -317,10 +317,13 @@ pub fn recognize(
     };
     // Candidate tests: (exiting block, setp, compared sym, bound, cmp as "continue while").
     let mut tests = Vec::new();
-    for &b in &spine {
-        let test = exit_test(kernel, b, &exiting);
-        for &i in &kernel.block(b).insts {
-            if let Some((test, guard, taken)) = test.filter(|t| t.0 == i) {
+    let exit_tests: Vec<(BlockId, (InstId, crate::kernel::Guard, BlockId))> = spine
+        .iter()
+        .filter_map(|b| exit_test(kernel, *b, &exiting).map(|t| (*b, t)))
+        .collect();
+    for &sb in &spine {
+        for &i in &kernel.block(sb).insts {
+            for &(b, (test, guard, taken)) in exit_tests.iter().filter(|t| t.1 .0 == i) {
                 let ti = kernel.inst(test);
                 if let (Sem::Setp(cmp, None), Some(ty), None, Some(x), Some(y)) =
                     (ti.sem, ti.ty, ti.guard, ti.srcs().first(), ti.srcs().get(1))
@@ -376,7 +379,9 @@ pub fn recognize(
     None
 }
 
-/// The `setp` deciding the exit branch of block `b`: (setp, guard, taken target).
+/// The `setp` deciding the exit branch of block `b`: (setp, guard on its result, taken
+/// target). The search goes back through `not.pred` (debug builds negate before branching)
+/// and through straight-line predecessors (debug builds put labels between the two).
 fn exit_test(
     kernel: &Kernel,
     b: BlockId,
@@ -388,13 +393,38 @@ fn exit_test(
     let Term::Cond { guard, taken, .. } = kernel.block(b).term else {
         return None;
     };
-    let test = *kernel
-        .block(b)
-        .insts
-        .iter()
-        .rev()
-        .find(|i| kernel.inst(**i).defs().contains(&guard.pred))?;
-    Some((test, guard, taken))
+    let mut guard = guard;
+    let mut block = b;
+    let mut end = kernel.block(b).insts.len();
+    for _ in 0..64 {
+        let insts = &kernel.block(block).insts;
+        let Some(pos) = insts[..end]
+            .iter()
+            .rposition(|i| kernel.inst(*i).defs().contains(&guard.pred))
+        else {
+            // Not defined here: continue in the only predecessor if it falls into this block.
+            match kernel.cfg.preds(block) {
+                [p] if kernel.block(*p).term == Term::Goto(block) => {
+                    block = *p;
+                    end = kernel.block(block).insts.len();
+                    continue;
+                }
+                _ => return None,
+            }
+        };
+        let inst = kernel.inst(insts[pos]);
+        match (inst.sem, inst.ty, inst.guard, inst.srcs().first()) {
+            (Sem::Not, Some(IntTy::PRED), None, Some(Operand::Reg(q))) => {
+                guard = crate::kernel::Guard {
+                    pred: *q,
+                    negated: !guard.negated,
+                };
+                end = pos;
+            }
+            _ => return Some((insts[pos], guard, taken)),
+        }
+    }
+    None
 }
 
 #[cfg(test)]

@@ -54,7 +54,7 @@ fn sample_summaries() {
     settings().bind(|| {
         insta::glob!(
             "../../../ptx_samples",
-            "{sm_*,debug,rodinia}/*.ptx",
+            "{sm_*,debug,rodinia,llvm,triton}/*.ptx",
             |path| {
                 insta::assert_snapshot!(render_file(path));
             }
