@@ -283,3 +283,118 @@ pub fn map_ops<'a>(
         .collect();
     (timings, unc.into_warnings())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ptx::ast::{Modifiers, Op};
+
+    fn op(s: &str) -> Op {
+        ptx::parse_instruction(s).unwrap().op
+    }
+
+    #[test]
+    fn representative_instructions() {
+        let cases = [
+            ("mul.f32 %f1, %f2, %f3;", InstClass::F32Mul),
+            ("fma.rn.f32 %f1, %f2, %f3, %f4;", InstClass::F32Fma),
+            ("div.rn.f32 %f1, %f2, %f3;", InstClass::F32Div),
+            ("div.full.f32 %f1, %f2, %f3;", InstClass::F32Div),
+            ("sqrt.approx.f32 %f1, %f2;", InstClass::SfuSqrt),
+            ("sqrt.rn.f64 %fd1, %fd2;", InstClass::F64Sqrt),
+            ("rcp.approx.ftz.f64 %fd1, %fd2;", InstClass::F64Rcp),
+            ("rcp.rn.f32 %f1, %f2;", InstClass::F32Rcp),
+            ("cos.approx.f32 %f1, %f2;", InstClass::SfuCos),
+            ("ex2.approx.f16 %h1, %h2;", InstClass::SfuEx2),
+            ("mul.wide.s32 %rd1, %r1, 4;", InstClass::IntMul),
+            ("mad.lo.s32 %r1, %r2, %r3, %r4;", InstClass::IntMad),
+            ("fma.rn.f16x2 %r1, %r2, %r3, %r4;", InstClass::F16Arith),
+            ("div.s32 %r1, %r2, %r3;", InstClass::IntDiv),
+            ("rem.u32 %r1, %r2, %r3;", InstClass::IntRem),
+            ("and.pred %p1, %p2, %p3;", InstClass::IntLogic),
+            ("cvt.rn.f32.s32 %f1, %r1;", InstClass::Cvt),
+            ("cvt.u64.u32 %rd1, %r1;", InstClass::CvtInt),
+            ("ld.global.nc.v4.f32 {%f1, %f2, %f3, %f4}, [%rd1];", InstClass::LdGlobal),
+            ("ld.u32 %r1, [%rd1];", InstClass::LdGlobal),
+            ("ld.shared::cta.u32 %r1, [%r2];", InstClass::LdShared),
+            ("st.local.u32 [%rd1], %r1;", InstClass::StLocal),
+            ("ld.param.u64 %rd1, [p];", InstClass::LdParam),
+            ("atom.shared.add.u32 %r1, [%r2], 1;", InstClass::AtomShared),
+            ("red.global.add.f32 [%rd1], %f1;", InstClass::AtomGlobal),
+            ("cp.async.cg.shared.global [%r1], [%rd1], 16;", InstClass::CpAsync),
+            ("cp.async.wait_group 0;", InstClass::Misc),
+            ("bar.sync 0;", InstClass::BarSync),
+            ("bar.warp.sync -1;", InstClass::Misc),
+            ("membar.gl;", InstClass::Fence),
+            ("shfl.sync.bfly.b32 %r1, %r2, 1, 31, -1;", InstClass::Shfl),
+            ("vote.sync.any.pred %p1, %p2, -1;", InstClass::Vote),
+            ("bra $L1;", InstClass::Branch),
+            ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1,%f2,%f3,%f4}, {%r1,%r2,%r3,%r4}, {%r5,%r6}, {%f5,%f6,%f7,%f8};", InstClass::TensorMma),
+        ];
+        for (src, want) in cases {
+            assert_eq!(classify(&op(src)), Some(want), "{src}");
+        }
+    }
+
+    #[test]
+    fn unknown_and_untyped_opcodes_are_unclassified() {
+        assert_eq!(classify(&op("frobnicate.b32 %r1, %r2;")), None);
+        let bare = |o: Opcode| Op {
+            opcode: o,
+            mods: Modifiers::default(),
+        };
+        // Arithmetic needs a type to pick a family.
+        assert_eq!(classify(&bare(Opcode::Mul)), None);
+        assert_eq!(classify(&bare(Opcode::Div)), None);
+    }
+
+    /// Mapper f is total: every known opcode with every type, space and approx flag either
+    /// classifies or falls back to `unknown`, and the timing names a real subsystem.
+    #[test]
+    fn map_f_is_total() {
+        let gpu = GpuProfile::bundled("fermi-c2050").unwrap();
+        let spaces: Vec<Option<StateSpace>> = std::iter::once(None)
+            .chain(
+                [
+                    "reg",
+                    "sreg",
+                    "const",
+                    "global",
+                    "local",
+                    "param",
+                    "shared",
+                    "shared::cta",
+                    "shared::cluster",
+                    "tex",
+                ]
+                .iter()
+                .map(|s| StateSpace::from_name(s)),
+            )
+            .collect();
+        let types: Vec<Option<ScalarType>> = std::iter::once(None)
+            .chain(ScalarType::ALL.iter().copied().map(Some))
+            .collect();
+        for opcode in Opcode::KNOWN {
+            for &space in &spaces {
+                for &t in &types {
+                    for approx in [false, true] {
+                        let mut mods = Modifiers {
+                            space,
+                            types: t.into_iter().collect(),
+                            ..Modifiers::default()
+                        };
+                        if approx {
+                            mods.flags.insert(Flag::Approx);
+                        }
+                        let o = Op {
+                            opcode: opcode.clone(),
+                            mods,
+                        };
+                        let t = map_f(&o, &gpu);
+                        assert!(t.subsystem.index() < gpu.subsystems.len());
+                    }
+                }
+            }
+        }
+    }
+}

@@ -4,7 +4,7 @@
 //! Sources, in order of preference, per memory node:
 //! - `GProfile`: kernel-wide profiler metrics. Global memory uses R = DRAM bytes / global
 //!   bytes and the three cases of §6.3 on the DRAM and L2 levels; shared memory uses the
-//!   bank-conflict degree D = wavefronts per request − 1 (loads and stores separately):
+//!   bank-conflict degree D = conflicts per request (loads and stores separately):
 //!   λ' = (1+D)·λ, Λ' = Λ + D·λ (§6.3 writes it for OpenCL *local* memory, which is CUDA
 //!   shared memory).
 //! - `GStatic`: the IDG's static `AccessPattern`. Global/local: S sectors per request against
@@ -34,41 +34,63 @@ pub struct GMetrics {
     pub dram_bytes: Option<u64>,
     /// Bytes of global loads and stores at L1 (the paper's bytes_global).
     pub global_bytes: Option<u64>,
-    /// Shared-memory wavefronts per shared load instruction (1 = conflict-free, so D = this − 1).
-    pub shared_load_wavefronts_per_request: Option<f64>,
+    /// Bank-conflict degree D of shared loads: extra wavefronts per request.
+    pub shared_load_conflict_degree: Option<f64>,
     /// The same for shared stores.
-    pub shared_store_wavefronts_per_request: Option<f64>,
+    pub shared_store_conflict_degree: Option<f64>,
 }
 
 impl GMetrics {
     /// The metrics of one profiled launch (Nsight Compute or nvprof names, whichever the file
     /// has; see `profile::Quantity`).
+    ///
+    /// D is bank conflicts / shared instructions where the profiler gives both (Nsight
+    /// Compute, nvprof); otherwise wavefronts per request − 1, which also counts the extra
+    /// wavefronts of wide (64/128-bit) accesses that are not conflicts.
     pub fn from_launch(launch: &profile::Launch) -> GMetrics {
         use profile::Quantity as Q;
         let q = |x| launch.quantity(x).map(|m| m.value);
+        let raw = |names: &[&str]| names.iter().find_map(|n| launch.get(n).map(|m| m.value));
         let bytes = |v: f64| (v.is_finite() && v >= 0.0).then(|| v.round() as u64);
         let global = match (q(Q::GlobalLoadBytes), q(Q::GlobalStoreBytes)) {
             (None, None) => None,
             (l, s) => bytes(l.unwrap_or(0.0) + s.unwrap_or(0.0)),
         };
+        let degree = |conflicts: Option<f64>, requests: Option<f64>, per_request: Option<f64>| {
+            match (conflicts, requests) {
+                (Some(c), Some(r)) if r > 0.0 => Some(c / r),
+                _ => per_request.map(|w| w - 1.0),
+            }
+            .filter(|d| d.is_finite())
+            .map(|d| d.max(0.0))
+        };
         GMetrics {
             dram_bytes: q(Q::DramBytes).and_then(bytes),
             global_bytes: global,
-            shared_load_wavefronts_per_request: q(Q::SharedLoadTransactionsPerRequest),
-            shared_store_wavefronts_per_request: q(Q::SharedStoreTransactionsPerRequest),
+            shared_load_conflict_degree: degree(
+                q(Q::SharedLoadBankConflicts),
+                raw(&[
+                    "smsp__sass_inst_executed_op_shared_ld.sum",
+                    "inst_executed_shared_loads",
+                ]),
+                q(Q::SharedLoadTransactionsPerRequest),
+            ),
+            shared_store_conflict_degree: degree(
+                q(Q::SharedStoreBankConflicts),
+                raw(&[
+                    "smsp__sass_inst_executed_op_shared_st.sum",
+                    "inst_executed_shared_stores",
+                ]),
+                q(Q::SharedStoreTransactionsPerRequest),
+            ),
         }
     }
 }
 
-/// D in thousandths from wavefronts per request: exact for the profilers' printed precision
-/// and keeps the bank-conflict formula in integer arithmetic. Below-1 ratios (requests that
-/// moved no data) count as conflict-free.
-fn conflict_milli(wavefronts_per_request: f64) -> Option<u64> {
-    if !wavefronts_per_request.is_finite() {
-        return None;
-    }
-    let d = (wavefronts_per_request - 1.0).max(0.0) * 1000.0;
-    (d < 1e15).then(|| d.round() as u64)
+/// D in thousandths: exact for the profilers' printed precision and keeps the
+/// bank-conflict formula in integer arithmetic.
+fn conflict_milli(d: f64) -> Option<u64> {
+    (d.is_finite() && (0.0..1e12).contains(&d)).then(|| (d * 1000.0).round() as u64)
 }
 
 /// `a·num/den` in ticks, rounded half up; saturates instead of overflowing (only absurd
@@ -170,12 +192,8 @@ fn usable(metrics: Option<&GMetrics>, warnings: &mut Vec<Warning>) -> Usable {
     };
     Usable {
         global,
-        shared_ld: m
-            .shared_load_wavefronts_per_request
-            .and_then(conflict_milli),
-        shared_st: m
-            .shared_store_wavefronts_per_request
-            .and_then(conflict_milli),
+        shared_ld: m.shared_load_conflict_degree.and_then(conflict_milli),
+        shared_st: m.shared_store_conflict_degree.and_then(conflict_milli),
     }
 }
 

@@ -149,9 +149,9 @@ fn shared_bank_conflicts_from_pattern_and_metrics() {
     assert_eq!(s.lambda, sh.lambda * u64::from(1 + d));
     assert_eq!(s.latency, sh.latency + sh.lambda * u64::from(d));
 
-    // Measured: 1.5 wavefronts per request -> D = 0.5: λ 3, Λ 29.
+    // Measured D = 0.5: λ 3, Λ 29.
     let m = GMetrics {
-        shared_load_wavefronts_per_request: Some(1.5),
+        shared_load_conflict_degree: Some(0.5),
         ..GMetrics::default()
     };
     let (t, _) = map_kernel(&idgs, &g, Some(&m));
