@@ -108,3 +108,79 @@ fn table4_round_trips_exactly() {
         t.class(InstClass::F32Mul).subsystem
     );
 }
+
+/// docs/gpu-profile.md documents exactly the classes and rules of the code: its taxonomy
+/// table names every class once, and its rules table names every class that has a rule.
+#[test]
+fn the_doc_lists_every_class_and_rule() {
+    let doc = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/gpu-profile.md"
+    ))
+    .unwrap();
+    let section = |start: &str, end: &str| {
+        let i = doc.find(start).unwrap_or_else(|| panic!("no {start}"));
+        let j = doc[i..].find(end).map_or(doc.len(), |j| i + j);
+        doc[i..j].to_string()
+    };
+    let first_cells = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| l.starts_with("| `"))
+            .flat_map(|l| {
+                let cell = l.split('|').nth(1).unwrap_or("");
+                cell.split(',')
+                    .filter_map(|c| c.trim().split('`').nth(1).map(str::to_string))
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    let taxonomy = first_cells(&section("## Instruction-class taxonomy", "Memory levels:"));
+    let names: Vec<&str> = InstClass::ALL.iter().map(|c| c.name()).collect();
+    assert_eq!(taxonomy, names, "taxonomy table out of date");
+    let rules = first_cells(&section("## Derivation rules", "| memory level |"));
+    let mut with_rule: Vec<&str> = InstClass::ALL
+        .iter()
+        .filter(|c| c.rule() != gpu::Rule::Required)
+        .map(|c| c.name())
+        .collect();
+    let mut documented: Vec<&str> = rules.iter().map(String::as_str).collect();
+    with_rule.sort_unstable();
+    documented.sort_unstable();
+    assert_eq!(documented, with_rule, "rules table out of date");
+}
+
+/// The resolved paper profiles, derived classes included: a review aid for the rules, and a
+/// guard against a rule changing silently.
+#[test]
+fn resolved_paper_profiles() {
+    let mut s = insta::Settings::clone_current();
+    s.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/../../snapshots/gpu"));
+    s.set_prepend_module_to_snapshot(false);
+    for gpu_name in GPUS {
+        let p = GpuProfile::bundled(gpu_name).unwrap();
+        let mut out = String::new();
+        for &c in InstClass::ALL {
+            let cp = p.class(c);
+            out.push_str(&format!(
+                "{:<12} {:<5} {:>9} {:>9} {:?}\n",
+                c.name(),
+                p.subsystem(cp.subsystem).name,
+                cp.lambda.to_string(),
+                cp.latency.to_string(),
+                cp.origin
+            ));
+        }
+        for &m in MemLevel::ALL {
+            let mp = p.mem(m);
+            out.push_str(&format!(
+                "{:<12} {:<5} {:>9} {:>9} {:?}\n",
+                m.name(),
+                "",
+                mp.lambda.to_string(),
+                mp.latency.to_string(),
+                mp.origin
+            ));
+        }
+        s.bind(|| insta::assert_snapshot!(format!("profile__{gpu_name}"), out));
+    }
+}
