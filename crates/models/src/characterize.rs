@@ -29,6 +29,7 @@ use std::collections::BTreeMap;
 use gpu::{ClassTiming, TICKS_PER_CYCLE};
 use idg::{Category, ClassId, Idg, KernelIdgs, ResourceKind};
 use serde::Serialize;
+use smallvec::SmallVec;
 
 use crate::ModelError;
 
@@ -207,7 +208,7 @@ impl KernelCharacterization {
                 .any(|w| idg.resource(*w).kind == ResourceKind::Register);
             // The stream's `preds` are the last writers of the read resources; the per-resource
             // table holds their values, so look them up by sequence number.
-            let preds: Vec<Writer> = node
+            let preds: SmallVec<[Writer; 4]> = node
                 .reads
                 .iter()
                 .filter_map(|r| pass.writers[r.index()])
@@ -273,7 +274,8 @@ struct Pass {
     alpha: [u64; 3],
     lambda: [u128; 3],
     latency: [u128; 3],
-    subsystems: BTreeMap<u16, (u64, u128, u128)>,
+    /// Per `SubsystemId` index: (instructions, Σ λ ticks, Σ Λ ticks).
+    subsystems: Vec<(u64, u128, u128)>,
     depth: u64,
     best: Option<Writer>,
     // GPUMech single-warp timeline.
@@ -302,7 +304,7 @@ impl Pass {
             alpha: [0; 3],
             lambda: [0; 3],
             latency: [0; 3],
-            subsystems: BTreeMap::new(),
+            subsystems: Vec::new(),
             depth: 0,
             best: None,
             now: 0,
@@ -333,7 +335,11 @@ impl Pass {
         self.alpha[r] += 1;
         self.lambda[r] += lambda;
         self.latency[r] += latency;
-        let s = self.subsystems.entry(subsystem).or_default();
+        let i = usize::from(subsystem);
+        if self.subsystems.len() <= i {
+            self.subsystems.resize(i + 1, (0, 0, 0));
+        }
+        let s = &mut self.subsystems[i];
         s.0 += 1;
         s.1 += lambda;
         s.2 += latency;
@@ -476,8 +482,10 @@ impl Pass {
             subsystems: self
                 .subsystems
                 .iter()
-                .map(|(&subsystem, &(n, l, ll))| SubsystemLoad {
-                    subsystem,
+                .enumerate()
+                .filter(|(_, s)| s.0 > 0)
+                .map(|(i, &(n, l, ll))| SubsystemLoad {
+                    subsystem: i as u16,
                     instructions: n,
                     lambda_sum: c(l),
                     latency_sum: c(ll),

@@ -27,7 +27,7 @@ pub mod wfg;
 
 pub use characterize::{Interval, KernelCharacterization, SubsystemLoad, WfgBlock, WfgMem};
 pub use hw::HwParams;
-pub use table::{models_table, Row, Table, CSV_HEADER};
+pub use table::{analytical_table, models_table, Row, Table, CSV_HEADER};
 
 use serde::Serialize;
 

@@ -266,10 +266,9 @@ pub fn num(x: f64) -> String {
     }
 }
 
-/// The table of `ptx2idg models`: characterizes the kernel once, predicts every model at every
-/// whole-group occupancy of `occupancies`, and simulates the same occupancies with the Pipeline
-/// model (the GPU profile's scheduler, dataflow issue) for the `pipeline` column.
-pub fn models_table(
+/// The analytical columns of [`models_table`] without the simulation (`pipeline` empty):
+/// characterizes the kernel once and predicts every model at every whole-group occupancy.
+pub fn analytical_table(
     idgs: &KernelIdgs,
     timings: &[ClassTiming],
     gpu: &GpuProfile,
@@ -278,14 +277,26 @@ pub fn models_table(
     let ch = KernelCharacterization::from_kernel(idgs, timings, gpu.issue_limit)?;
     let hw = HwParams::from_profile(&ch, gpu);
     let omegas = self::occupancies(&occupancies, idgs.warps_per_group)?;
-    let mut table = Table::analytical(
+    Ok(Table::analytical(
         &idgs.kernel,
         &gpu.name,
         gpu.subsystems.iter().map(|s| s.name.clone()).collect(),
         ch,
         hw,
         &omegas,
-    );
+    ))
+}
+
+/// The table of `ptx2idg models`: [`analytical_table`] plus the Pipeline model simulated at the
+/// same occupancies (the GPU profile's scheduler, dataflow issue, one core's share of the
+/// launch's groups) for the `pipeline` column.
+pub fn models_table(
+    idgs: &KernelIdgs,
+    timings: &[ClassTiming],
+    gpu: &GpuProfile,
+    occupancies: RangeInclusive<u32>,
+) -> Result<Table, ModelError> {
+    let mut table = analytical_table(idgs, timings, gpu, occupancies.clone())?;
     let sim_hw = sim::hardware_from_profile(gpu);
     let costs = sim::costs_from_timing(timings);
     let base = sim::ExecConfig {
@@ -315,4 +326,21 @@ pub fn models_table(
             .map(|p| p.wpc);
     }
     Ok(table)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::num;
+
+    #[test]
+    fn six_significant_digits() {
+        assert_eq!(num(0.25), "0.25");
+        assert_eq!(num(1.0 / 24.0), "0.0416667");
+        assert_eq!(num(25.0), "25");
+        assert_eq!(num(1_412.75), "1412.75");
+        assert_eq!(num(7.901_224e-7), "7.90122e-7");
+        assert_eq!(num(2.5e7), "2.50000e7");
+        assert_eq!(num(0.0), "0");
+        assert_eq!(num(f64::INFINITY), "inf");
+    }
 }

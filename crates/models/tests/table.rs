@@ -1,6 +1,8 @@
 //! `models_table` end to end: a Table 2 GPU profile, the example kernel as a launch of many
 //! one-warp groups, the analytical columns and the Pipeline simulation's column.
 
+// Shared with the other test files; this one does not use every helper.
+#[allow(dead_code)]
 mod support;
 
 use gpu::GpuProfile;

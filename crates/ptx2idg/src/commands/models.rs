@@ -5,7 +5,8 @@
 //! Prints CSV with the stable header `models::CSV_HEADER` on stdout; `--explain` (shared with
 //! the trip-count explanation) writes the derived software and hardware quantities to stderr;
 //! `--plot` writes all curves on one SVG chart (Fig. 14). Mappers f and g time the nodes exactly
-//! as `simulate` does, so both read the same λ/Λ. Errors go through `diag`.
+//! as `simulate` does, so both read the same λ/Λ; `--no-pipeline` skips the simulation (long
+//! loops make it the slow part). Errors go through `diag`.
 
 use std::ops::RangeInclusive;
 use std::path::PathBuf;
@@ -38,6 +39,9 @@ pub struct ModelsArgs {
     /// Resident warps per core: A..=B, A..B (exclusive end), A-B or N; only whole groups.
     #[arg(long, value_name = "A..=B", value_parser = parse_range, default_value = "1..=64")]
     occupancy: RangeInclusive<u32>,
+    /// Leave the `pipeline` column empty: the analytical models only, without simulating.
+    #[arg(long)]
+    no_pipeline: bool,
     /// Write all curves (WPC against occupancy) on one SVG chart.
     #[arg(long, value_name = "FILE")]
     plot: Option<PathBuf>,
@@ -107,8 +111,13 @@ fn run_inner(args: &ModelsArgs) -> Result<(), ExitCode> {
     for w in &warnings {
         diag::file_error(&file, &format!("warning: {w}"));
     }
-    let table = models::models_table(&idgs, &timings, &profile, args.occupancy.clone())
-        .map_err(|e| fail(&file, e))?;
+    let build = if args.no_pipeline {
+        models::analytical_table
+    } else {
+        models::models_table
+    };
+    let table =
+        build(&idgs, &timings, &profile, args.occupancy.clone()).map_err(|e| fail(&file, e))?;
     if args.trips.explain {
         eprint!("{}", table.explain());
     }
