@@ -487,11 +487,16 @@ fn mem_space(kernel: &Kernel, inst: &Inst) -> MemSpace {
     }
     match op.space() {
         Some(StateSpace::Global) => MemSpace::Global,
-        Some(StateSpace::Shared) => MemSpace::Shared,
+        Some(StateSpace::Shared | StateSpace::SharedCta | StateSpace::SharedCluster) => {
+            MemSpace::Shared
+        }
         Some(StateSpace::Local) => MemSpace::Local,
         Some(StateSpace::Const) => MemSpace::Const,
-        Some(StateSpace::Param) => MemSpace::Param,
-        Some(_) => MemSpace::Generic,
+        Some(StateSpace::Param | StateSpace::ParamEntry | StateSpace::ParamFunc) => {
+            MemSpace::Param
+        }
+        Some(StateSpace::Tex) => MemSpace::Texture,
+        Some(StateSpace::Reg | StateSpace::Sreg) => MemSpace::Generic,
         None => {
             // Generic addressing of a known variable resolves to its space.
             match address(inst) {
