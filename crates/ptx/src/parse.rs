@@ -319,7 +319,10 @@ fn number(i: &str) -> R<'_, Imm> {
                 let v = if n > 1 && digits.starts_with('0') {
                     u64::from_str_radix(&digits[1..], 8).ok()
                 } else {
-                    digits.parse::<u64>().ok()
+                    // Hot path (`.loc`, section bytes, offsets): no `FromStr` overhead.
+                    digits.bytes().try_fold(0u64, |acc, d| {
+                        acc.checked_mul(10)?.checked_add(u64::from(d - b'0'))
+                    })
                 };
                 let Some(v) = v else {
                     return fail(start, "malformed or too large integer literal");
