@@ -214,6 +214,36 @@ impl Table {
             ch.wfg_blocks.len(),
             ch.wfg_mems.len()
         );
+        let mut blocks: Vec<_> = ch.wfg_blocks.iter().collect();
+        blocks.sort_by_key(|b| std::cmp::Reverse(b.count));
+        for b in blocks.iter().take(8) {
+            let _ = writeln!(
+                s,
+                "  block {:>10} x {} computations, ILP {}, sum lambda {}, sum Lambda {}",
+                b.count,
+                b.instructions,
+                num(b.ilp()),
+                num(b.lambda_sum),
+                num(b.latency_sum)
+            );
+        }
+        let mut mems: Vec<_> = ch.wfg_mems.iter().collect();
+        mems.sort_by_key(|m| std::cmp::Reverse(m.count));
+        for m in mems.iter().take(8) {
+            let _ = writeln!(
+                s,
+                "  memory {:>9} x {} lambda {} Lambda {}{}",
+                m.count,
+                if m.load { "load " } else { "store" },
+                num(m.lambda),
+                num(m.latency),
+                m.preceding.map_or(String::new(), |(l, ilp)| format!(
+                    ", after a block of sum Lambda {} ILP {}",
+                    num(l),
+                    num(ilp)
+                ))
+            );
+        }
         let _ = writeln!(s, "\nGPUMech (section 2.5)");
         let _ = writeln!(
             s,
@@ -227,7 +257,7 @@ impl Table {
         for iv in ivs.iter().take(8) {
             let _ = writeln!(
                 s,
-                "  {:>10} x {} instructions, {} issue cycles, {} stall cycles",
+                "  interval {:>7} x {} instructions, {} issue cycles, {} stall cycles",
                 iv.count,
                 iv.instructions,
                 num(iv.issue_cycles),
