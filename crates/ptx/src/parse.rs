@@ -1079,12 +1079,15 @@ struct LineCursor {
 pub(crate) struct Parser<'a> {
     src: &'a str,
     cur: Cell<LineCursor>,
+    /// Scratch stack of statements of the open scopes (see `statements`).
+    stack: Cell<Vec<Statement>>,
 }
 
 impl<'a> Parser<'a> {
     pub(crate) fn new(src: &'a str) -> Self {
         Parser {
             src,
+            stack: Cell::new(Vec::new()),
             cur: Cell::new(LineCursor {
                 line: 1,
                 line_start: 0,
@@ -1774,8 +1777,25 @@ impl<'a> Parser<'a> {
     }
 
     /// Statements up to a closing `}` (consumed). `open` points at the `{`.
+    ///
+    /// Statements of all open scopes accumulate on one shared stack (`self.stack`); a scope
+    /// moves its own tail into an exactly sized `Vec` when it closes. This avoids growing
+    /// (and re-copying) every body's `Vec` statement by statement.
     fn statements(&self, i: &'a str, open: &'a str, depth: u32) -> R<'a, Vec<Statement>> {
-        let mut out = Vec::new();
+        let mut stack = self.stack.take();
+        let r = self.statements_on(i, open, depth, &mut stack);
+        self.stack.replace(stack);
+        r
+    }
+
+    fn statements_on(
+        &self,
+        i: &'a str,
+        open: &'a str,
+        depth: u32,
+        out: &mut Vec<Statement>,
+    ) -> R<'a, Vec<Statement>> {
+        let base = out.len();
         let mut i = i;
         loop {
             i = ws(i)?;
@@ -1789,17 +1809,17 @@ impl<'a> Parser<'a> {
                 }));
             };
             match c {
-                b'}' => return Ok((&i[1..], out)),
+                b'}' => return Ok((&i[1..], out.drain(base..).collect())),
                 b'{' => {
                     if depth >= MAX_NESTING {
                         return fail(i, format!("scopes nested deeper than {MAX_NESTING}"));
                     }
                     let sp = self.mark(start);
-                    let (r, inner) = self.statements(&i[1..], i, depth + 1)?;
+                    let (r, inner) = self.statements_on(&i[1..], i, depth + 1, out)?;
                     out.push(Statement::Block(inner, self.finish(sp, r)));
                     i = r;
                 }
-                b'.' => i = self.body_directive(start, &mut out)?,
+                b'.' => i = self.body_directive(start, out)?,
                 b'@' => {
                     let (r, inst) = self.instruction(start)?;
                     out.push(Statement::Inst(inst));
@@ -1809,7 +1829,7 @@ impl<'a> Parser<'a> {
                     let (r, name) = ident(i)?;
                     let j = ws(r)?;
                     if first(j) == Some(b':') {
-                        i = self.label(start, name, &j[1..], &mut out)?;
+                        i = self.label(start, name, &j[1..], out)?;
                     } else {
                         let (r, inst) = self.instruction(start)?;
                         out.push(Statement::Inst(inst));
