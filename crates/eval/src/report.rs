@@ -131,22 +131,32 @@ pub fn ablation_markdown(rows: &[AblationRow<'_>]) -> String {
     let base = rows
         .first()
         .and_then(|r| r.evaluation.average(Model::Pipeline));
-    out.push_str("| variant | what changes | Pipeline MAPE | MAPE_shape | Δ MAPE |\n");
-    out.push_str("|---|---|---:|---:|---:|\n");
+    out.push_str(
+        "| variant | what changes | Pipeline MAPE | MAPE_shape | Δ MAPE | kernels better / worse |\n",
+    );
+    out.push_str("|---|---|---:|---:|---:|---:|\n");
     for r in rows {
         match r.evaluation.average(Model::Pipeline) {
             Some(a) => {
                 let delta = base
                     .map(|b| format!("{:+.1}", a.accuracy.mape - b.accuracy.mape))
                     .unwrap_or_default();
+                let (better, worse) = rows
+                    .first()
+                    .map(|b| better_worse(b.evaluation, r.evaluation))
+                    .unwrap_or((0, 0));
                 let _ = writeln!(
                     out,
-                    "| `{}` | {} | {:.1} | {:.1} | {delta} |",
+                    "| `{}` | {} | {:.1} | {:.1} | {delta} | {better} / {worse} |",
                     r.variant, r.description, a.accuracy.mape, a.accuracy.mape_shape
                 );
             }
             None => {
-                let _ = writeln!(out, "| `{}` | {} | n/a | n/a | |", r.variant, r.description);
+                let _ = writeln!(
+                    out,
+                    "| `{}` | {} | n/a | n/a | | |",
+                    r.variant, r.description
+                );
             }
         }
     }
@@ -176,6 +186,27 @@ pub fn ablation_markdown(rows: &[AblationRow<'_>]) -> String {
                 }
             }
             out.push('\n');
+        }
+    }
+    out
+}
+
+/// Kernels whose Pipeline MAPE is more than one point lower / higher in `v` than in `base`.
+fn better_worse(base: &Evaluation, v: &Evaluation) -> (usize, usize) {
+    let mut out = (0, 0);
+    for k in &base.kernels {
+        let a = k.accuracy(Model::Pipeline);
+        let b = v
+            .kernels
+            .iter()
+            .find(|x| x.id == k.id)
+            .and_then(|x| x.accuracy(Model::Pipeline));
+        if let (Some(a), Some(b)) = (a, b) {
+            if b.mape < a.mape - 1.0 {
+                out.0 += 1;
+            } else if b.mape > a.mape + 1.0 {
+                out.1 += 1;
+            }
         }
     }
     out
