@@ -183,10 +183,20 @@ pub fn run(args: &EvalArgs) -> ExitCode {
         }
     }
     if let Some(file) = &args.write_docs {
+        let svg = args
+            .svg_dir
+            .as_ref()
+            .map(|d| format!(" --svg-dir {}", d.display()))
+            .unwrap_or_default();
         let command = format!(
-            "ptx2idg eval {suite_name} --gpu {gpu_name} --write-docs {}",
+            "ptx2idg eval {suite_name} --gpu {gpu_name}{svg} --write-docs {}",
             file.display()
         );
+        // Link the charts when they are written below the page's directory.
+        let svg_rel = args.svg_dir.as_ref().and_then(|d| {
+            let base = file.parent().unwrap_or(std::path::Path::new(""));
+            d.strip_prefix(base).ok().map(|r| r.display().to_string())
+        });
         let page = ::eval::docs::results_page(&::eval::docs::PageInput {
             command: &command,
             gpu_profile: &gpu_name,
@@ -194,6 +204,7 @@ pub fn run(args: &EvalArgs) -> ExitCode {
             suite: &suite,
             evaluation: &main,
             ablation: &rows,
+            svg_dir: svg_rel.as_deref(),
         });
         if let Err(e) = std::fs::write(file, page) {
             diag::file_error(&file.display().to_string(), &e.to_string());
