@@ -492,9 +492,7 @@ fn mem_space(kernel: &Kernel, inst: &Inst) -> MemSpace {
         }
         Some(StateSpace::Local) => MemSpace::Local,
         Some(StateSpace::Const) => MemSpace::Const,
-        Some(StateSpace::Param | StateSpace::ParamEntry | StateSpace::ParamFunc) => {
-            MemSpace::Param
-        }
+        Some(StateSpace::Param | StateSpace::ParamEntry | StateSpace::ParamFunc) => MemSpace::Param,
         Some(StateSpace::Tex) => MemSpace::Texture,
         Some(StateSpace::Reg | StateSpace::Sreg) => MemSpace::Generic,
         None => {
