@@ -28,6 +28,8 @@ pub struct Variant {
     pub scheduler: Scheduler,
     pub sub_partitions: bool,
     pub in_order: bool,
+    /// Dataflow lookahead (instructions a warp may issue past a stalled one); unused in order.
+    pub window: u32,
     pub barriers: bool,
 }
 
@@ -40,6 +42,7 @@ impl Default for Variant {
             scheduler: Scheduler::GreedyThenOldest,
             sub_partitions: true,
             in_order: true,
+            window: SimOptions::default().window,
             barriers: true,
         }
     }
@@ -55,6 +58,7 @@ impl Variant {
                 IssueOrder::Dataflow
             },
             sub_partitions: self.sub_partitions,
+            window: self.window,
             ..SimOptions::default()
         }
     }
@@ -101,22 +105,30 @@ impl Variant {
                 ..base.clone()
             },
         );
-        push(
-            if base.in_order {
-                "dataflow"
-            } else {
-                "in-order"
-            },
-            if base.in_order {
-                "dataflow issue (the paper's model) instead of in-order".into()
-            } else {
-                "in-order issue instead of dataflow".into()
-            },
-            Variant {
-                in_order: !base.in_order,
-                ..base.clone()
-            },
-        );
+        if base.in_order {
+            // The IDG is in PTX order, the hardware issues ptxas' schedule in order: a small
+            // dataflow window stands for the compiler's reordering, 64 for the paper's model.
+            for w in [4, 16, 64] {
+                push(
+                    &format!("dataflow-w{w}"),
+                    format!("dataflow issue, lookahead {w} instructions, instead of in-order"),
+                    Variant {
+                        in_order: false,
+                        window: w,
+                        ..base.clone()
+                    },
+                );
+            }
+        } else {
+            push(
+                "in-order",
+                "in-order issue instead of dataflow".into(),
+                Variant {
+                    in_order: true,
+                    ..base.clone()
+                },
+            );
+        }
         push(
             if base.barriers {
                 "no-barriers"
@@ -143,7 +155,11 @@ pub fn describe(v: &Variant) -> String {
         if v.mapper_g { "on" } else { "off" },
         v.scheduler,
         if v.sub_partitions { "on" } else { "off" },
-        if v.in_order { "in-order" } else { "dataflow" },
+        if v.in_order {
+            "in-order".to_string()
+        } else {
+            format!("dataflow (lookahead {})", v.window)
+        },
         if v.barriers { "on" } else { "off" }
     )
 }

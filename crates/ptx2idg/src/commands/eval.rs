@@ -69,6 +69,9 @@ pub struct EvalArgs {
     /// Base configuration: issue order within a warp.
     #[arg(long, value_enum, default_value_t = IssueArg::InOrder)]
     issue: IssueArg,
+    /// Base configuration: dataflow lookahead in instructions (with `--issue dataflow`).
+    #[arg(long, default_value_t = 64)]
+    window: u32,
     /// Base configuration: ignore barriers.
     #[arg(long)]
     no_barriers: bool,
@@ -88,6 +91,7 @@ impl EvalArgs {
             },
             sub_partitions: !self.no_sub_partitions,
             in_order: self.issue == IssueArg::InOrder,
+            window: self.window,
             barriers: !self.no_barriers,
         }
     }
