@@ -50,7 +50,8 @@ pub fn kernel_chart(k: &KernelResult, device: &str) -> String {
         .fold(0.0f64, f64::max);
     let y_max = nice_ceiling(all_max.min(4.0 * real_max).max(1.0));
     let xs: Vec<f64> = k.occupancy_warps.iter().map(|&w| f64::from(w)).collect();
-    let x_max = nice_ceiling(xs.iter().copied().fold(1.0, f64::max));
+    // Occupancy comes in warps: a multiple of 8 keeps the four x ticks on whole numbers.
+    let x_max = (xs.iter().copied().fold(1.0, f64::max) / 8.0).ceil() * 8.0;
     let pw = W - LEFT - RIGHT;
     let ph = H - TOP - BOTTOM;
     let px = |x: f64| LEFT + pw * x / x_max;
@@ -85,7 +86,7 @@ pub fn kernel_chart(k: &KernelResult, device: &str) -> String {
         let x = px(xv);
         let _ = writeln!(
             s,
-            r#"<text x="{x:.1}" y="{:.1}" text-anchor="middle">{xv:.0}</text>"#,
+            r#"<text x="{x:.1}" y="{:.1}" text-anchor="middle">{xv}</text>"#,
             TOP + ph + 16.0
         );
     }
