@@ -260,7 +260,21 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable) -> NodeTiming {
     match f.class {
         InstClass::LdGlobal | InstClass::StGlobal | InstClass::CpAsync => {
             if let Some((d, g)) = u.global {
-                return with(global_from_ratio(gpu, d, g), MapSource::GProfile);
+                // The profile decides where the bytes come from (§6.3, the R cases); the
+                // static address pattern decides how many sectors one warp instruction moves
+                // (coalescing). Kernel-wide ratios cannot see that one instruction of a
+                // transpose is uncoalesced while its partner is not.
+                let (lambda, latency) = global_from_ratio(gpu, d, g);
+                let timing = match m.pattern {
+                    Some(p) => sector_scaling(
+                        lambda,
+                        latency,
+                        p.sectors_per_request,
+                        ideal_sectors(node, &m),
+                    ),
+                    None => (lambda, latency),
+                };
+                return with(timing, MapSource::GProfile);
             }
             // The analysed address of a cp.async is its shared destination.
             if f.class == InstClass::CpAsync {

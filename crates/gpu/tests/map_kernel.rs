@@ -1,6 +1,6 @@
 //! `map_kernel` end to end on small PTX kernels: conservative class and one warning per
-//! unclassifiable mnemonic, profiler metrics overriding the static pattern, generic accesses
-//! resolved to shared memory.
+//! unclassifiable mnemonic, profiler metrics deciding the memory level while the static
+//! pattern decides coalescing, generic accesses resolved to shared memory.
 
 use gpu::{map_kernel, Cycles, GMetrics, GpuProfile, InstClass, MapSource, MemLevel, Warning};
 
@@ -71,7 +71,7 @@ fn unknown_opcodes_get_the_conservative_class_and_one_warning() {
 }
 
 #[test]
-fn profile_metrics_override_the_static_pattern() {
+fn profile_metrics_decide_the_memory_level() {
     let idgs = build(GLOBAL_LOAD, 32);
     let g = GpuProfile::bundled("pascal-gtx1060").unwrap();
     let (t, w) = map_kernel(&idgs, &g, None);
@@ -123,6 +123,27 @@ fn strided_global_loads_scale_with_sectors() {
     assert_eq!(s.source, MapSource::GStatic);
     assert_eq!(
         (s.lambda, s.latency),
+        (Cycles::from_cycles(96), Cycles::from_cycles(429))
+    );
+}
+
+#[test]
+fn profile_level_mix_and_static_coalescing_combine() {
+    // R = 1 (DRAM: λ 12, Λ 345) from the profile, 8 sectors per 4 needed from the stride-32
+    // pattern: λ = 8·12 = 96, Λ = 345 + 7·12 = 429, decided by the profile path.
+    let body = GLOBAL_LOAD.replace("%r1, 4;", "%r1, 32;");
+    let idgs = build(&body, 32);
+    let g = GpuProfile::bundled("pascal-gtx1060").unwrap();
+    let m = GMetrics {
+        dram_bytes: Some(1000),
+        global_bytes: Some(1000),
+        ..GMetrics::default()
+    };
+    let (t, _) = map_kernel(&idgs, &g, Some(&m));
+    let p = timing_of(&idgs, &t, "ld.global.f32");
+    assert_eq!(p.source, MapSource::GProfile);
+    assert_eq!(
+        (p.lambda, p.latency),
         (Cycles::from_cycles(96), Cycles::from_cycles(429))
     );
 }
