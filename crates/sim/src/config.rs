@@ -164,6 +164,13 @@ pub struct SimOptions {
     pub ring: u32,
     /// Keep every issue for traces and Gantt charts (memory grows with the run).
     pub record: bool,
+    /// Stores and reductions without a result are posted: they complete when the memory
+    /// pipeline accepted them (issue + λ), not when they reach memory (issue + Λ). The
+    /// pipeline keeps a warp's accesses in order, so a later load of the same space need not
+    /// wait for the store, and hardware retires a warp with writes in flight; the paper's
+    /// axpy time (… + Λ_fmadd + λ_mem, pipeline-performance-model-idg Fig. 1) ends the same
+    /// way. Off: a store completes at issue + Λ like any instruction.
+    pub posted_stores: bool,
 }
 
 impl Default for SimOptions {
@@ -175,6 +182,7 @@ impl Default for SimOptions {
             window: 64,
             ring: 256,
             record: false,
+            posted_stores: true,
         }
     }
 }

@@ -5,7 +5,7 @@
 //! Invariant (checked by [`check_costs`]): one cost per node of the class, subsystem indices in
 //! range of the hardware.
 
-use idg::{BarrierKind, Idg, KernelIdgs};
+use idg::{BarrierKind, Idg, KernelIdgs, ResourceKind};
 use serde::{Deserialize, Serialize};
 
 use crate::SimError;
@@ -29,6 +29,9 @@ pub type ClassCosts = Vec<NodeCost>;
 pub(crate) struct Prepared {
     pub cost: NodeCost,
     pub barrier: Option<BarrierRole>,
+    /// A store or reduction whose warp need not wait for it to reach memory before exiting
+    /// (`SimOptions::posted_stores`).
+    pub posted: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,6 +48,7 @@ pub(crate) fn prepare(
     costs: &[NodeCost],
     warps_per_group: u32,
     lambda_scale: u64,
+    posted_stores: bool,
 ) -> Vec<Prepared> {
     idg.nodes
         .iter()
@@ -62,6 +66,13 @@ pub(crate) fn prepare(
                     .map(|t| t.div_ceil(32).clamp(1, warps_per_group))
                     .unwrap_or(warps_per_group),
             }),
+            posted: posted_stores
+                && node.barrier.is_none()
+                && node.mem.is_some_and(|m| m.store)
+                && node
+                    .writes
+                    .iter()
+                    .all(|&r| matches!(idg.resources[r.index()].kind, ResourceKind::Memory)),
         })
         .collect()
 }

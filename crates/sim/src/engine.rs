@@ -185,7 +185,15 @@ pub(crate) fn prepare_all(
         .classes
         .iter()
         .zip(costs)
-        .map(|(c, t)| prepare(&c.idg, t, exec.warps_per_group, n_parts as u64))
+        .map(|(c, t)| {
+            prepare(
+                &c.idg,
+                t,
+                exec.warps_per_group,
+                n_parts as u64,
+                opts.posted_stores,
+            )
+        })
         .collect();
     Ok((prepared, n_parts))
 }
@@ -686,6 +694,10 @@ impl<'a> Engine<'a> {
         let waits_at_barrier = prep.barrier.is_some_and(|b| b.waits);
         let complete = if waits_at_barrier {
             UNKNOWN
+        } else if prep.posted {
+            // The memory pipeline keeps a warp's accesses in order, so neither a later load
+            // of the same space nor the warp's exit waits for the store to reach memory.
+            now + cost.lambda
         } else {
             now + cost.latency
         };

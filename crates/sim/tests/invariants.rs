@@ -69,6 +69,7 @@ proptest! {
             window: 4,
             ring: 8,
             record: true,
+            posted_stores: in_order,
         };
         let (r, recs) = simulate_with_records(&k.kernel, &costs, &hw, &exec(&k, concurrent), &opts).unwrap();
         let per_warp = k.kernel.classes[0].idg.instruction_count();

@@ -77,6 +77,10 @@ pub struct SimulateArgs {
     /// Dataflow lookahead window per warp (not-yet-issued instructions).
     #[arg(long, value_name = "N", default_value_t = 64)]
     window: u32,
+    /// A warp waits for its stores to reach memory (issue + Λ) before it exits, instead of
+    /// leaving them posted once the pipeline accepted them (issue + λ).
+    #[arg(long)]
+    wait_stores: bool,
     /// Write the execution profile as a Chrome trace (Perfetto, chrome://tracing).
     #[arg(long, value_name = "FILE")]
     profile: Option<PathBuf>,
@@ -183,6 +187,7 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
         window: args.window,
         ring: (args.window.max(1) * 4).next_power_of_two(),
         record: args.profile.is_some() || args.profile_svg.is_some(),
+        posted_stores: !args.wait_stores,
     };
     let launch = sim::Launch {
         regs_per_thread: args.regs,
