@@ -116,8 +116,9 @@ impl Idg {
 #[derive(Debug, Default)]
 pub struct IdgBuilder {
     idg: Idg,
-    /// Open repeats: (loop, count, items of the enclosing level saved while the body is built).
-    open: Vec<(LoopId, u64, Vec<Item>)>,
+    /// Open repeats: (loop, count, items of the enclosing level saved while the body is built,
+    /// node count when the repeat began).
+    open: Vec<(LoopId, u64, Vec<Item>, usize)>,
     resource_index: std::collections::HashMap<(ResourceKind, String), ResourceId>,
 }
 
@@ -157,13 +158,44 @@ impl IdgBuilder {
     /// Opens a repeat: nodes pushed until the matching [`Self::end_repeat`] form its body.
     pub fn begin_repeat(&mut self, loop_id: LoopId, count: u64) {
         let outer = std::mem::take(&mut self.idg.body);
-        self.open.push((loop_id, count, outer));
+        self.open
+            .push((loop_id, count, outer, self.idg.nodes.len()));
+    }
+
+    /// Closes the innermost open repeat like [`IdgBuilder::end_repeat`], then folds it into the
+    /// item before it when that is a repeat of the same loop with the same body, instruction
+    /// for instruction (adding the counts and dropping the new template nodes). A walker that
+    /// steps a loop one iteration at a time so pays memory only where iterations differ.
+    pub fn end_repeat_folding(&mut self) -> Result<(), IdgError> {
+        let mark = self.open.last().ok_or(IdgError::UnbalancedRepeat)?.3;
+        self.end_repeat()?;
+        let n = self.idg.body.len();
+        // Nothing pushed since the mark: the repeat left no item to fold.
+        if n < 2 || self.idg.nodes.len() == mark {
+            return Ok(());
+        }
+        let (Item::Repeat(prev), Item::Repeat(new)) =
+            (&self.idg.body[n - 2], &self.idg.body[n - 1])
+        else {
+            return Ok(());
+        };
+        if prev.loop_id != new.loop_id || !same_items(&self.idg.nodes, &prev.body, &new.body) {
+            return Ok(());
+        }
+        let count = new.count;
+        self.idg.body.pop();
+        if let Some(Item::Repeat(prev)) = self.idg.body.last_mut() {
+            prev.count = prev.count.saturating_add(count);
+        }
+        // The folded body's nodes are exactly those pushed since its `begin_repeat`.
+        self.idg.nodes.truncate(mark);
+        Ok(())
     }
 
     /// Closes the innermost open repeat. A repeat with an empty body or a zero count leaves no
     /// item (its nodes, if any, are kept only when it runs).
     pub fn end_repeat(&mut self) -> Result<(), IdgError> {
-        let (loop_id, count, outer) = self.open.pop().ok_or(IdgError::UnbalancedRepeat)?;
+        let (loop_id, count, outer, _) = self.open.pop().ok_or(IdgError::UnbalancedRepeat)?;
         let body = std::mem::replace(&mut self.idg.body, outer);
         if count == 0 && !body.is_empty() {
             return Err(IdgError::EmptyRepeatWithNodes(loop_id.0));
@@ -185,4 +217,16 @@ impl IdgBuilder {
         self.idg.validate()?;
         Ok(self.idg)
     }
+}
+
+/// Two item lists that unroll to the same instructions (node contents compared, not ids).
+fn same_items(nodes: &[Node], a: &[Item], b: &[Item]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| match (x, y) {
+            (Item::Node(p), Item::Node(q)) => nodes[p.index()] == nodes[q.index()],
+            (Item::Repeat(p), Item::Repeat(q)) => {
+                p.loop_id == q.loop_id && p.count == q.count && same_items(nodes, &p.body, &q.body)
+            }
+            _ => false,
+        })
 }

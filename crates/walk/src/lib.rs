@@ -32,6 +32,19 @@ pub enum UnknownBranch {
     Both,
 }
 
+impl UnknownBranch {
+    /// The assumption profile evidence supports: measured divergent branches mean the warps
+    /// really split on data (run both sides); none measured means they did not, so the
+    /// default holds. Without evidence, the default. Shared by every front end so the CLI and
+    /// the evaluation build the same graphs from the same counters.
+    pub fn from_divergent_branches(divergent: Option<f64>) -> UnknownBranch {
+        match divergent {
+            Some(d) if d > 0.0 => UnknownBranch::Both,
+            _ => UnknownBranch::NotTaken,
+        }
+    }
+}
+
 /// Which work groups to walk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Groups {

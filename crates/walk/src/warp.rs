@@ -4,12 +4,13 @@
 //! - a branch whose condition is the same for all active lanes takes one side;
 //! - a divergent branch runs both sides one after the other, each until the branch's
 //!   immediate post-dominator, where the warp reconverges;
-//! - a loop is never iterated: on entry, each lane's trip count (header executions, from
-//!   `ir::Trips`) is read from its state; lanes are grouped by count and the warp emits one
-//!   `Repeat` per group of iterations with the same active lanes, walking the body once as a
-//!   template, then the final header execution that leaves the loop. Paths inside a loop are
-//!   those of the first iteration of each group (iteration-dependent branches inside a loop
-//!   are approximated by that iteration);
+//! - on loop entry, each lane's trip count (header executions, from `ir::Trips`) is read from
+//!   its state; lanes are grouped by count, and each group of iterations with the same active
+//!   lanes is walked either one iteration at a time (while the warp's budget of stepped
+//!   iterations lasts: every iteration follows its own values, so inner trip counts and
+//!   branches that move with the iteration are exact, and identical consecutive iterations
+//!   fold into one `Repeat`) or once as a template `Repeat` (past the budget: paths are those
+//!   of the group's first iteration); then the final header execution leaves the loop;
 //! - a condition on data the interpreter cannot know follows `UnknownBranch`.
 //!
 //! Exit edges of a loop being iterated are not taken: trip counts decide when lanes leave.
@@ -29,6 +30,13 @@ use crate::{pattern, Options, UnknownBranch, WalkError};
 /// block visits than a structured path over this kernel could need.
 const VISIT_FACTOR: usize = 64;
 
+/// Loop iterations a warp walk may step one at a time (over all its loops). Stepping follows
+/// each iteration's own values, so an inner loop whose bound moves with the outer index
+/// (a triangular solve) and branches on the iteration get their real counts and paths;
+/// identical consecutive iterations fold back into one repeat. Loops beyond this budget are
+/// walked once as a template, keeping build time and memory independent of trip counts.
+const STEPPED_ITERATIONS: u64 = 4096;
+
 pub(crate) struct WarpWalk<'a, 'l> {
     kernel: &'a Kernel,
     an: &'a Analysis,
@@ -46,6 +54,8 @@ pub(crate) struct WarpWalk<'a, 'l> {
     barrier: ResourceId,
     visits: usize,
     visit_limit: usize,
+    /// What is left of `STEPPED_ITERATIONS`.
+    stepped_left: u64,
     /// Unknown conditions met on this warp's path (for `--explain`).
     pub(crate) unknown_branches: Vec<u32>,
 }
@@ -81,6 +91,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             barrier,
             visits: 0,
             visit_limit: VISIT_FACTOR * (kernel.blocks.len() + 8),
+            stepped_left: STEPPED_ITERATIONS,
             unknown_branches: Vec::new(),
         }
     }
@@ -272,6 +283,15 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             }
         }
         counts.sort_unstable();
+        let iterations = counts.last().map_or(0, |c| c.0 - 1);
+        let stepped = iterations <= self.stepped_left;
+        if stepped {
+            self.stepped_left -= iterations;
+            let per_iteration = VISIT_FACTOR * (lp.blocks.len() + 1);
+            self.visit_limit = self
+                .visit_limit
+                .saturating_add(per_iteration.saturating_mul(iterations as usize));
+        }
         // Lanes with count t run full iterations 0..t-1 and leave in header execution t.
         // Iterations [v_{j-1}-1, v_j-1) have the lanes whose count is at least v_j.
         self.iterating.push(l);
@@ -284,12 +304,20 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             if n == 0 {
                 continue;
             }
-            self.b.begin_repeat(id, n);
-            let end = self.walk(header, lanes, &[header])?;
-            self.b.end_repeat().map_err(WalkError::Idg)?;
-            if let End::Exited = end {
-                self.iterating.pop();
-                return Ok(End::Exited);
+            let (walks, per_walk) = if stepped { (n, 1) } else { (1, n) };
+            for _ in 0..walks {
+                self.b.begin_repeat(id, per_walk);
+                let end = self.walk(header, lanes, &[header])?;
+                if stepped {
+                    self.b.end_repeat_folding()
+                } else {
+                    self.b.end_repeat()
+                }
+                .map_err(WalkError::Idg)?;
+                if let End::Exited = end {
+                    self.iterating.pop();
+                    return Ok(End::Exited);
+                }
             }
         }
         let last = counts.last().map_or(mask, |c| c.1);
@@ -301,11 +329,13 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
         let end = self.walk(header, last, &outside);
         self.leaving = None;
         self.iterating.pop();
-        // The lanes' registers now hold first-iteration values; what the loop defines is not
-        // known after it without iterating.
-        for r in &self.an.loop_defs[l.index()] {
-            for lane in &mut self.warp.lanes {
-                lane.set(*r, ir::Value::Unknown);
+        // A template walk leaves first-iteration values in the lanes' registers: what the loop
+        // defines is not known after it. A stepped walk computed them.
+        if !stepped {
+            for r in &self.an.loop_defs[l.index()] {
+                for lane in &mut self.warp.lanes {
+                    lane.set(*r, ir::Value::Unknown);
+                }
             }
         }
         match end? {
