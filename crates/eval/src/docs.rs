@@ -55,7 +55,7 @@ pub fn results_page(p: &PageInput<'_>) -> String {
         "The base configuration follows what the H100 does (in-order issue within a warp, four \
          scheduler sub-partitions, greedy-then-oldest issue, barriers); it was fixed before \
          looking at these numbers, and the ablation below switches each mechanism. A core with \
-         more than ten waves of blocks is simulated for 4 + 4 waves and the remaining whole \
+         more than eighteen waves of blocks is simulated for 8 + 8 waves and the remaining whole \
          waves are extrapolated from the last four (every group has the same IDGs, so the \
          schedule repeats); `--exact` simulates every block, and the crate's tests bound the \
          WPC difference at 2 %.\n\n",

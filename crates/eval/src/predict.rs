@@ -307,12 +307,26 @@ pub fn build_graphs(case: &KernelCase, barriers: bool) -> Result<Graphs, EvalErr
     )
     .map_err(|e| kerr("trip counts", e.to_string()))?;
     let mut notes: Vec<String> = trips.warnings.iter().map(|w| w.message.clone()).collect();
-    let built = walk::build(&kernel, &an, &launch, &trips, &walk::Options::default())
+    let divergent = top
+        .ncu
+        .quantity(profile::Quantity::DivergentBranches)
+        .map(|m| m.value);
+    let opts = walk::Options {
+        unknown_branch: walk::UnknownBranch::from_divergent_branches(divergent),
+        ..walk::Options::default()
+    };
+    let built = walk::build(&kernel, &an, &launch, &trips, &opts)
         .map_err(|e| kerr("walk", e.to_string()))?;
     if !built.unknown_branches.is_empty() {
         notes.push(format!(
-            "{} data-dependent branch(es) assumed not taken (PTX lines {})",
+            "{} data-dependent branch(es) assumed {} (PTX lines {})",
             built.unknown_branches.len(),
+            match opts.unknown_branch {
+                walk::UnknownBranch::Taken => "taken",
+                walk::UnknownBranch::NotTaken => "not taken",
+                walk::UnknownBranch::Both =>
+                    "divergent, both sides run (the profile counts divergent branches)",
+            },
             built
                 .unknown_branches
                 .iter()
@@ -420,15 +434,15 @@ impl<B: Backend> Predictor for IdgPredictor<B> {
 }
 
 /// Waves simulated before the steady state is measured, and the waves it is measured over.
-const WARMUP_WAVES: u64 = 4;
-const MEASURED_WAVES: u64 = 4;
+const WARMUP_WAVES: u64 = 8;
+const MEASURED_WAVES: u64 = 8;
 
 /// WPC of one core running ⌈total / SMs⌉ groups, γ at a time.
 ///
 /// Every group of a launch has the same IDGs (the walk builds group 0 and all groups reuse
 /// it), so after a few waves the schedule repeats once per wave of γ groups. Unless `exact`,
 /// a core with more than `WARMUP_WAVES + MEASURED_WAVES` waves is simulated twice, with
-/// `r + γ·4` and `r + γ·8` groups (`r` = groups mod γ, so the partial wave is kept), and the
+/// `r + γ·WARMUP_WAVES` and `r + γ·(WARMUP_WAVES + MEASURED_WAVES)` groups (`r` = groups mod γ, so the partial wave is kept), and the
 /// time of the remaining whole waves is extrapolated linearly from the difference. The
 /// integration test `extrapolation_matches_exact_simulation` bounds the error.
 pub fn simulate_wpc(

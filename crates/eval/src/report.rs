@@ -49,6 +49,39 @@ pub fn csv(ev: &Evaluation) -> String {
     out
 }
 
+/// The header of [`points_csv`]: the model columns follow `measured_wpc`, one per model.
+pub const POINTS_HEADER: &str = "kernel,occupancy_warps,blocks_per_sm,measured_wpc";
+
+/// Every measured point beside every model's predicted WPC (empty where a model has no
+/// prediction): the numbers behind the MAPE cells, for plotting and diagnosis.
+pub fn points_csv(ev: &Evaluation) -> String {
+    let models = ev.models();
+    let mut out = String::from(POINTS_HEADER);
+    for m in &models {
+        let _ = write!(out, ",{m}");
+    }
+    out.push('\n');
+    for k in &ev.kernels {
+        for (i, real) in k.real_wpc.iter().enumerate() {
+            let _ = write!(
+                out,
+                "{},{},{},{real:.6}",
+                k.id, k.occupancy_warps[i], k.blocks_per_sm[i]
+            );
+            for &m in &models {
+                match k.result(m).and_then(|r| r.outcome.as_ref().ok()) {
+                    Some((wpc, _)) => {
+                        let _ = write!(out, ",{:.6}", wpc[i]);
+                    }
+                    None => out.push(','),
+                }
+            }
+            out.push('\n');
+        }
+    }
+    out
+}
+
 /// The Markdown table; kernels are named by their suite id with the paper's name beside it.
 pub fn markdown(ev: &Evaluation) -> String {
     let models = ev.models();

@@ -1,4 +1,4 @@
-//! `ptx2idg eval SUITE_DIR [--gpu NAME] [--format markdown|csv] [--svg-dir DIR] [--kernel ID]...
+//! `ptx2idg eval SUITE_DIR [--gpu NAME] [--format markdown|csv|points] [--svg-dir DIR] [--kernel ID]...
 //! [--ablation] [--write-docs FILE]`: the Rodinia evaluation of crate `eval` (Tables 10-12 of
 //! pipeline-model-analysis) on a suite directory (docs/rodinia-suite.md).
 //!
@@ -21,6 +21,9 @@ pub enum Format {
     #[default]
     Markdown,
     Csv,
+    /// Measured and predicted WPC at every point (`report::POINTS_HEADER`, then one column
+    /// per model).
+    Points,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -172,12 +175,13 @@ pub fn run(args: &EvalArgs) -> ExitCode {
     if args.ablation {
         match args.format {
             Format::Markdown => print!("{}", report::ablation_markdown(&rows)),
-            Format::Csv => print!("{}", report::ablation_csv(&rows)),
+            Format::Csv | Format::Points => print!("{}", report::ablation_csv(&rows)),
         }
     } else {
         match args.format {
             Format::Markdown => print!("{}", report::markdown(&main)),
             Format::Csv => print!("{}", report::csv(&main)),
+            Format::Points => print!("{}", report::points_csv(&main)),
         }
     }
 

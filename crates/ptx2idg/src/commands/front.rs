@@ -110,11 +110,7 @@ fn unknown_branch_policy(
             continue;
         };
         if let Some(m) = launch.quantity(profile::Quantity::DivergentBranches) {
-            let policy = if m.value > 0.0 {
-                walk::UnknownBranch::Both
-            } else {
-                walk::UnknownBranch::NotTaken
-            };
+            let policy = walk::UnknownBranch::from_divergent_branches(Some(m.value));
             return (
                 policy,
                 format!("{} divergent branches in {}", m.value, p.origin),
