@@ -178,3 +178,56 @@ fn irreducible_kernels_are_reported() {
         text(&o.stderr)
     );
 }
+
+/// The profile crate's trips-table fixture, read through the CLI against the PTX it was
+/// written for: every row resolves to a loop (a stale `line:N` would be an error here).
+#[test]
+fn profile_fixture_trips_table_resolves() {
+    const FIXTURE: &str = "crates/profile/tests/fixtures/trips.csv";
+    for (kernel, row) in [("long_loop_param", 3), ("long_loop_const", 4)] {
+        let o = run(&[
+            "ptx_samples/sm_90/long_loop.ptx",
+            "--kernel",
+            kernel,
+            "--trips",
+            FIXTURE,
+            "--format",
+            "json",
+        ]);
+        let e = text(&o.stderr);
+        assert!(o.status.success(), "{kernel}: {e}");
+        assert!(!e.contains("warning"), "{kernel}: {e}");
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+        let trips = &v["loops"][0]["trips"];
+        assert_eq!(trips["rule"]["Fixed"], 1_000_000, "{kernel}: {trips}");
+        assert_eq!(trips["source"]["Explicit"]["row"], row, "{kernel}: {trips}");
+    }
+}
+
+/// A row naming a kernel the PTX file does not have is a warning naming the file, the row
+/// and the kernel, listing the file's kernels; rows for the file's other kernels are quiet.
+#[test]
+fn trips_row_naming_a_kernel_not_in_the_ptx_is_a_warning() {
+    let t = Scratch::new(
+        "other-kernel.csv",
+        "kernel,loop,trips\nnested,$L__BB2_3,5\n# comment\nnot_a_kernel,$L__BB0_1,9\ngrid_stride,$L__BB0_2,4\n",
+    );
+    let o = run(&[LOOPS, "--kernel", "nested", "--trips", t.path()]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let e = text(&o.stderr);
+    let warning = format!(
+        "warning: {}: row 4: kernel `not_a_kernel` is not in the PTX file",
+        t.path()
+    );
+    assert!(e.contains(&warning), "{e}");
+    assert!(
+        e.contains("_Z6nestedPKfPfii (nested(float const*, float*, int, int))"),
+        "the warning lists the kernels: {e}"
+    );
+    assert_eq!(e.matches("warning").count(), 1, "{e}");
+    assert!(
+        text(&o.stdout).contains("trips 5 (explicit"),
+        "{}",
+        text(&o.stdout)
+    );
+}

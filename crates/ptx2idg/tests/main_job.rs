@@ -91,3 +91,28 @@ fn no_file_is_a_usage_error() {
     let o = run(&["--format", "stats"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// The main job warns about a trips-table row whose kernel is not in the PTX file, naming
+/// the file, the row and the kernel, and still builds.
+#[test]
+fn trips_row_for_a_kernel_not_in_the_ptx_warns() {
+    let csv = std::env::temp_dir().join(format!("ptx2idg-main-{}-trips.csv", std::process::id()));
+    std::fs::write(
+        &csv,
+        "kernel,loop,trips
+saxpy_typo,$L__BB0_1,3
+",
+    )
+    .unwrap();
+    let path = csv.to_str().unwrap();
+    let o = run(&[AXPY, &["--format", "stats", "--trips", path]].concat());
+    let _ = std::fs::remove_file(&csv);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let e = text(&o.stderr);
+    assert!(
+        e.contains(&format!(
+            "{path}: row 2: kernel `saxpy_typo` is not in the PTX file"
+        )) && e.contains("_Z5saxpyifPKfPf"),
+        "{e}"
+    );
+}

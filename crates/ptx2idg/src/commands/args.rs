@@ -112,17 +112,43 @@ impl TripsArgs {
     }
 
     /// Reads every `--trips` file for kernel `entry` (mangled). Errors are complete messages
-    /// naming the file (and row / column where the profile crate knows them).
+    /// naming the file (and row / column where the profile crate knows them). Rows naming
+    /// other kernels are skipped unchecked; see [`TripsArgs::load_checked`].
     pub fn load(&self, entry: &str) -> Result<TripData, String> {
+        self.load_inner(entry, None)
+    }
+
+    /// [`TripsArgs::load`] for `entry` of a module whose kernels are `kernels` (mangled): a
+    /// trips-table row naming none of them is a warning in [`TripData::notes`] naming the
+    /// file, the row and the kernel, and listing the module's kernels (a table may cover
+    /// several PTX files, so it is not an error; but it is never silently ignored).
+    pub fn load_checked(&self, entry: &str, kernels: &[&str]) -> Result<TripData, String> {
+        self.load_inner(entry, Some(kernels))
+    }
+
+    fn load_inner(&self, entry: &str, kernels: Option<&[&str]>) -> Result<TripData, String> {
+        let names_row = |k: &str, row: &profile::TripRow| {
+            ir::names::names_kernel(k, &row.kernel) || profile::matches(&row.kernel, k)
+        };
         let mut data = TripData::default();
         let mut profiler_files = Vec::new();
         for path in &self.trips {
             let p = profile::load(path).map_err(|e| e.to_string())?;
             if p.format == profile::Format::TripsTable {
                 for row in &p.trips {
-                    if !ir::names::names_kernel(entry, &row.kernel)
-                        && !profile::matches(&row.kernel, entry)
-                    {
+                    if !names_row(entry, row) {
+                        if let Some(ks) = kernels.filter(|ks| !ks.iter().any(|k| names_row(k, row)))
+                        {
+                            let listing: Vec<String> =
+                                ks.iter().map(|k| ir::names::display_name(k)).collect();
+                            data.notes.push(format!(
+                                "warning: {}: row {}: kernel `{}` is not in the PTX file; row ignored (kernels: {})",
+                                p.origin,
+                                row.row,
+                                row.kernel,
+                                listing.join(", ")
+                            ));
+                        }
                         continue;
                     }
                     data.explicit.push(ir::ExplicitTrip {

@@ -66,7 +66,7 @@ pub fn run(args: &CfgArgs) -> ExitCode {
         Ok(l) => l,
         Err(e) => return fail(&file, e),
     };
-    let data = match args.trips.load(&name) {
+    let data = match args.trips.load_checked(&name, &names) {
         Ok(d) => d,
         Err(e) => {
             diag::usage(&e);

@@ -44,7 +44,8 @@ pub fn run(
     trips: &TripsArgs,
     walk_args: &WalkArgs,
 ) -> Result<(walk::FrontEnd, TripData), ExitCode> {
-    let data = trips.load(&source.entry).map_err(|e| {
+    let kernels: Vec<&str> = source.module.kernels().map(|f| f.name.as_str()).collect();
+    let data = trips.load_checked(&source.entry, &kernels).map_err(|e| {
         diag::usage(&e);
         ExitCode::from(1)
     })?;
