@@ -221,7 +221,7 @@ fn trips_table() {
     assert_eq!(p.trips[0].loop_ref, LoopRef::Label("$L__BB0_2".into()));
     assert_eq!(p.trips[0].trips, 1_000_000);
     assert_eq!(p.trips[0].row, 3);
-    assert_eq!(p.trips[1].loop_ref, LoopRef::Line(27));
+    assert_eq!(p.trips[1].loop_ref, LoopRef::Line(24));
     assert_eq!(p.trips[1].kernel, "long_loop_const");
 }
 
