@@ -198,3 +198,201 @@ fn million_trip_loop_stays_compact() {
         "the fma recurrence is one chain: {stats:?}"
     );
 }
+
+/// The paper's nodes of the example kernel: the two global loads (M) and the computations
+/// (C) that are not index or address arithmetic. Address arithmetic is what PTX makes
+/// explicit and the figure leaves out: instructions that compute a 64-bit address register
+/// (`cvta`, `mul.wide`, `add.s64`), and instructions that depend on no load and whose results
+/// only feed address arithmetic (the thread index: `mov` of `%tid`..., `mad`). `ret` is not
+/// a computation.
+fn paper_nodes(idg: &Idg, g: &Materialized) -> (Vec<NodeIndex>, Vec<NodeIndex>) {
+    let loads = find(idg, g, global_load);
+    let after_load: Vec<bool> = g
+        .node_indices()
+        .map(|v| loads.iter().any(|l| has_path_connecting(g, *l, v, None)))
+        .collect();
+    let mut address = vec![false; g.node_count()];
+    for v in g.node_indices().rev() {
+        let n = idg.node(g[v].node);
+        if n.category != Category::Compute {
+            continue;
+        }
+        let writes_address = n
+            .writes
+            .iter()
+            .any(|r| idg.resource(*r).name.starts_with("%rd"));
+        let succs: Vec<NodeIndex> = g.neighbors_directed(v, Direction::Outgoing).collect();
+        let feeds_only_addresses = !succs.is_empty() && succs.iter().all(|s| address[s.index()]);
+        address[v.index()] = writes_address || (!after_load[v.index()] && feeds_only_addresses);
+    }
+    // `ret` / `exit` end the warp; they compute nothing.
+    let computes = |n: &idg::Node| {
+        n.category == Category::Compute
+            && !matches!(n.op.opcode, ptx::ast::Opcode::Ret | ptx::ast::Opcode::Exit)
+    };
+    let computations = g
+        .node_indices()
+        .filter(|v| computes(idg.node(g[*v].node)) && !address[v.index()])
+        .collect();
+    (loads, computations)
+}
+
+/// pipeline-model-analysis Fig. 1 and Table 2 (α_comp = 4, α_mem = 2) on the IDG built from
+/// the PTX: 4 computational and 2 memory instructions, and with the index / address arithmetic
+/// contracted away, exactly the edges M1 → C1 → C2 → M2 → C3 and Ci → C3 (Ci depends on
+/// nothing the kernel loads). The final store, the kernel's only side effect, is the one
+/// other global memory instruction; the figure leaves it out (ptx_samples/cuda/example.cu).
+#[test]
+fn example_kernel_has_4_computations_2_memory_instructions_and_the_papers_edges() {
+    // nvcc's builds; clang-14 contracts Ci and C3 into one fma (llvm/, sm_52/), leaving 3.
+    for file in [
+        "example.ptx",
+        "../sm_80/example.ptx",
+        "../sm_75/example.ptx",
+    ] {
+        let k = build(
+            file,
+            "_Z14example_kernelPKiPKfPfiif",
+            [4, 1, 1],
+            [256, 1, 1],
+            &[("3", 3), ("4", 5)],
+        );
+        let idg = &k.classes[0].idg;
+        let g = idg.materialize(10_000).unwrap();
+        let (loads, comps) = paper_nodes(idg, &g);
+        let names = |vs: &[NodeIndex]| -> Vec<String> {
+            vs.iter().map(|v| mnemonic(idg, &g, *v)).collect()
+        };
+        assert_eq!(loads.len(), 2, "{file}: {:?}", names(&loads));
+        assert_eq!(comps.len(), 4, "{file}: {:?}", names(&comps));
+        let stores = find(idg, &g, |n| n.op.is_store());
+        assert_eq!(stores.len(), 1, "{file}");
+        assert_eq!(
+            stores[0].index(),
+            g.node_count() - 2,
+            "{file}: the store ends the kernel"
+        );
+        // The contracted graph: paper node a → paper node b when a path a ⇝ b passes through
+        // no other paper node.
+        let paper: Vec<NodeIndex> = loads.iter().chain(&comps).copied().collect();
+        let mut edges: Vec<(NodeIndex, NodeIndex)> = Vec::new();
+        for &a in &paper {
+            let mut stack: Vec<NodeIndex> = g.neighbors_directed(a, Direction::Outgoing).collect();
+            let mut seen = vec![false; g.node_count()];
+            while let Some(v) = stack.pop() {
+                if std::mem::replace(&mut seen[v.index()], true) {
+                    continue;
+                }
+                if paper.contains(&v) {
+                    edges.push((a, v));
+                } else {
+                    stack.extend(g.neighbors_directed(v, Direction::Outgoing));
+                }
+            }
+        }
+        let (m1, m2) = (loads[0], loads[1]);
+        let sinks: Vec<NodeIndex> = comps
+            .iter()
+            .copied()
+            .filter(|c| !edges.iter().any(|e| e.0 == *c))
+            .collect();
+        assert_eq!(sinks.len(), 1, "{file}: one end of the chain");
+        let c3 = sinks[0];
+        let after = |a: NodeIndex| -> Vec<NodeIndex> {
+            edges.iter().filter(|e| e.0 == a).map(|e| e.1).collect()
+        };
+        let before = |b: NodeIndex| -> Vec<NodeIndex> {
+            let mut p: Vec<NodeIndex> = edges.iter().filter(|e| e.1 == b).map(|e| e.0).collect();
+            p.sort();
+            p
+        };
+        let c1 = after(m1)[0];
+        let c2 = after(c1)[0];
+        let ci = *comps.iter().find(|c| before(**c).is_empty()).unwrap();
+        assert_eq!(after(m1), vec![c1], "{file}: M1 → C1");
+        assert_eq!(after(c1), vec![c2], "{file}: C1 → C2");
+        assert_eq!(after(c2), vec![m2], "{file}: C2 → M2");
+        assert_eq!(after(m2), vec![c3], "{file}: M2 → C3");
+        assert_eq!(after(ci), vec![c3], "{file}: Ci → C3");
+        let mut into_c3 = vec![m2, ci];
+        into_c3.sort();
+        assert_eq!(before(c3), into_c3, "{file}");
+        assert!(before(m1).is_empty() && before(ci).is_empty(), "{file}");
+        assert_eq!(edges.len(), 5, "{file}: {edges:?}");
+        let mut ops = names(&[c1, c2, ci, c3]);
+        ops.sort();
+        assert_eq!(
+            ops,
+            ["add.f32", "mul.lo.s32", "mul.rn.f32", "xor.b32"],
+            "{file}"
+        );
+    }
+}
+
+/// pipeline-performance-model-idg Fig. 1: one warp of axpy, simulated on its IDG with uniform
+/// hand-assigned timings, takes cycles = Λ_index + Λ_mem + λ_mem + Λ_fmadd + λ_mem: the index
+/// computation, the first load's latency after the second load issued λ_mem after it, the
+/// multiply-add, and the posted store (complete once the memory pipeline accepts it).
+/// Every instruction that is not a global access or the fma is index computation with latency
+/// Λ_i and no throughput limit; Λ_index is Λ_i times the longest such chain before a load.
+#[test]
+fn axpy_one_warp_takes_the_papers_cycles() {
+    let k = build("axpy.ptx", "_Z4axpyfPKfPf", [1, 1, 1], [32, 1, 1], &[]);
+    assert_eq!(k.classes.len(), 1);
+    let idg = &k.classes[0].idg;
+    let g = idg.materialize(1000).unwrap();
+    let is_fma = |n: &idg::Node| n.op.opcode == ptx::ast::Opcode::Fma;
+    let is_global = |n: &idg::Node| n.mem.is_some_and(|m| m.space == idg::MemSpace::Global);
+    // The longest chain of index instructions ending at a load's address.
+    let mut depth = vec![0u64; g.node_count()];
+    for v in g.node_indices() {
+        let n = idg.node(g[v].node);
+        let deepest = preds(&g, v)
+            .iter()
+            .map(|p| depth[p.index()])
+            .max()
+            .unwrap_or(0);
+        depth[v.index()] = deepest + u64::from(!is_global(n) && !is_fma(n));
+    }
+    let loads = find(idg, &g, global_load);
+    let index_chain = loads.iter().map(|l| depth[l.index()]).max().unwrap();
+    assert_eq!(index_chain, 4, "mov %tid → mad → mul.wide → add.s64");
+
+    const TPC: u64 = 8;
+    let (index_lat, lambda_mem, lat_mem, lambda_fma, lat_fma) = (3, 2, 20, 1, 5);
+    let hw = sim::Hardware {
+        subsystems: vec!["alu".into(), "mem".into()],
+        issue_interval: 0,
+        partitions: 1,
+        ticks_per_cycle: TPC,
+        clock_mhz: 1000.0,
+    };
+    let costs: sim::ClassCosts = idg
+        .nodes
+        .iter()
+        .map(|n| {
+            let (subsystem, lambda, latency) = if is_global(n) {
+                (1, lambda_mem, lat_mem)
+            } else if is_fma(n) {
+                (0, lambda_fma, lat_fma)
+            } else {
+                (0, 0, index_lat)
+            };
+            sim::NodeCost {
+                subsystem,
+                lambda: lambda * TPC,
+                latency: latency * TPC,
+            }
+        })
+        .collect();
+    let exec = sim::ExecConfig {
+        warps_per_group: 1,
+        concurrent_groups: 1,
+        total_groups: 1,
+        sm_count: 1,
+    };
+    let r = sim::simulate(&k, &[costs], &hw, &exec, &sim::SimOptions::default()).unwrap();
+    let model = index_chain * index_lat + lat_mem + lambda_mem + lat_fma + lambda_mem;
+    assert_eq!(r.ticks, model * TPC, "{} cycles, model {model}", r.cycles);
+    assert_eq!(r.instructions, idg.instruction_count());
+}
