@@ -14,7 +14,7 @@
 
 use crate::ast::*;
 use crate::error::ParseError;
-use nom::bytes::complete::{tag, take_while1};
+use nom::bytes::complete::take_while1;
 use nom::character::complete::char;
 use nom::error::ErrorKind;
 use nom::IResult;
@@ -35,15 +35,19 @@ pub(crate) struct PErr<'a> {
     expected: Option<&'static str>,
     /// Span start (defaults to `at`), for errors about an earlier construct.
     anchor: Option<&'a str>,
+    /// A nom combinator's error: the message is built only if it reaches the user, since
+    /// recoverable errors are created (and dropped) on hot paths.
+    kind: Option<ErrorKind>,
 }
 
 impl<'a> nom::error::ParseError<&'a str> for PErr<'a> {
     fn from_error_kind(at: &'a str, kind: ErrorKind) -> Self {
         PErr {
             at,
-            msg: Cow::Owned(format!("syntax error ({})", kind.description())),
+            msg: Cow::Borrowed(""),
             expected: None,
             anchor: None,
+            kind: Some(kind),
         }
     }
     fn append(_: &'a str, _: ErrorKind, other: Self) -> Self {
@@ -60,6 +64,7 @@ fn ferr<'a>(at: &'a str, msg: impl Into<Cow<'static, str>>) -> nom::Err<PErr<'a>
         msg: msg.into(),
         expected: None,
         anchor: None,
+        kind: None,
     })
 }
 
@@ -69,6 +74,7 @@ fn eerr<'a>(at: &'a str, what: &'static str) -> nom::Err<PErr<'a>> {
         msg: Cow::Borrowed(""),
         expected: Some(what),
         anchor: None,
+        kind: None,
     })
 }
 
@@ -105,14 +111,20 @@ fn first(i: &str) -> Option<u8> {
 }
 
 /// Skips whitespace and comments.
-fn ws(mut i: &str) -> Step<'_> {
-    // Most calls find a token right away.
+#[inline(always)]
+fn ws(i: &str) -> Step<'_> {
+    // Most calls find a token right away; only that check is inlined.
     if !matches!(
         first(i),
         Some(b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c | b'/')
     ) {
         return Ok(i);
     }
+    ws_skip(i)
+}
+
+#[inline(never)]
+fn ws_skip(mut i: &str) -> Step<'_> {
     loop {
         let b = i.as_bytes();
         let k = b
@@ -178,6 +190,7 @@ fn ident(i: &str) -> R<'_, &str> {
             msg: Cow::Borrowed(""),
             expected: Some("an identifier"),
             anchor: None,
+            kind: None,
         })),
     }
 }
@@ -203,6 +216,7 @@ fn word(i: &str) -> R<'_, &str> {
             msg: Cow::Borrowed(""),
             expected: Some("a modifier"),
             anchor: None,
+            kind: None,
         }));
     }
     while b.len() > n + 2 && b[n] == b':' && b[n + 1] == b':' && is_word_char(b[n + 2]) {
@@ -242,6 +256,7 @@ fn number(i: &str) -> R<'_, Imm> {
             msg: Cow::Borrowed(""),
             expected: Some("a number"),
             anchor: None,
+            kind: None,
         }));
     }
     let prefix = if b.len() >= 2 && b[0] == b'0' {
@@ -401,10 +416,11 @@ fn string_lit(i: &str) -> R<'_, &str> {
     fail(i, "unterminated string literal")
 }
 
-fn expect_char<'a>(i: &'a str, c: char, what: &'static str) -> Step<'a> {
-    match char::<&str, PErr>(c)(i) {
-        Ok((r, _)) => Ok(r),
-        Err(_) => Err(eerr(i, what)),
+fn expect_char<'a>(i: &'a str, c: u8, what: &'static str) -> Step<'a> {
+    if first(i) == Some(c) {
+        Ok(&i[1..])
+    } else {
+        Err(eerr(i, what))
     }
 }
 
@@ -889,7 +905,7 @@ fn const_expr(i: &str) -> R<'_, ConstExpr> {
                     return expected(k, "a symbol or `generic(...)` inside a mask");
                 }
                 let (r, e) = const_expr(k)?;
-                let r = expect_char(ws(r)?, ')', "`)`")?;
+                let r = expect_char(ws(r)?, b')', "`)`")?;
                 return Ok((
                     r,
                     ConstExpr::Mask {
@@ -903,14 +919,14 @@ fn const_expr(i: &str) -> R<'_, ConstExpr> {
         None => return expected(i, "a constant"),
         _ => {}
     }
-    if let Ok((r, _)) = tag::<&str, &str, PErr>("generic")(i) {
+    if let Some(r) = i.strip_prefix("generic") {
         let j = ws(r)?;
         if first(j) == Some(b'(') {
             let k = ws(&j[1..])?;
             let (r, name) = need(sym_name(k), k, "a symbol")?;
             // `generic(sym+4)` and `generic(sym)+4` denote the same address.
             let (r, inner) = offset(r)?;
-            let r = expect_char(ws(r)?, ')', "`)`")?;
+            let r = expect_char(ws(r)?, b')', "`)`")?;
             let (r, off) = offset(r)?;
             return Ok((
                 r,
@@ -950,6 +966,74 @@ fn const_expr(i: &str) -> R<'_, ConstExpr> {
     ))
 }
 
+/// The value of a debug-section line taken by [`simple_data_line`].
+enum DataVal<'a> {
+    Int(i64),
+    Sym(&'a str),
+}
+
+/// Fast path for the bulk of a `-G` build's debug sections: a `.b8`/`.b16`/`.b32`/`.b64`
+/// line holding one decimal integer or one plain label, ended by a newline, where the next
+/// token does not continue the value (`,`, `(`, `+`, `-`). Returns the type, the value,
+/// the end of the line's text and the next token. `None` leaves the line to the general
+/// path, which gives the same result for anything accepted here and reports the errors.
+fn simple_data_line(i: &str) -> Option<(ScalarType, DataVal<'_>, &str, &str)> {
+    let b = i.as_bytes();
+    let (ty, mut k) = match b.get(1..4)? {
+        [b'b', b'8', _] => (ScalarType::B8, 3),
+        [b'b', b'1', b'6'] => (ScalarType::B16, 4),
+        [b'b', b'3', b'2'] => (ScalarType::B32, 4),
+        [b'b', b'6', b'4'] => (ScalarType::B64, 4),
+        _ => return None,
+    };
+    if !matches!(b.get(k), Some(b' ' | b'\t')) {
+        return None;
+    }
+    while matches!(b.get(k), Some(b' ' | b'\t')) {
+        k += 1;
+    }
+    let v0 = k;
+    let val = match *b.get(k)? {
+        b'0'..=b'9' => {
+            // At most 18 digits, so the value fits `i64`; a leading `0` (octal, `0x`, ...)
+            // of a longer literal goes the general way.
+            let mut v = 0i64;
+            while let Some(&d) = b.get(k).filter(|d| d.is_ascii_digit()) {
+                if k - v0 == 18 {
+                    return None;
+                }
+                v = v * 10 + i64::from(d - b'0');
+                k += 1;
+            }
+            if b[v0] == b'0' && k - v0 > 1 {
+                return None;
+            }
+            DataVal::Int(v)
+        }
+        c if is_ident_start(c) => {
+            k += 1;
+            while b.get(k).is_some_and(|&c| is_ident_char(c)) {
+                k += 1;
+            }
+            let name = &i[v0..k];
+            if name.starts_with("generic") {
+                return None;
+            }
+            DataVal::Sym(name)
+        }
+        _ => return None,
+    };
+    if b.get(k) != Some(&b'\n') {
+        return None;
+    }
+    let end = &i[k..];
+    let next = ws(end).ok()?;
+    if matches!(first(next), Some(b',' | b'(' | b'+' | b'-')) {
+        return None;
+    }
+    Some((ty, val, end, next))
+}
+
 /// The directives in front of a declared name (`.visible .global .align 4 .v2 .f32`).
 #[derive(Default)]
 struct Head {
@@ -983,7 +1067,7 @@ fn decl_head(mut i: &str) -> R<'_, Head> {
                 });
             }
             "attribute" => {
-                let j = expect_char(ws(i)?, '(', "`(`")?;
+                let j = expect_char(ws(i)?, b'(', "`(`")?;
                 let mut depth = 1usize;
                 let end = j.bytes().position(|c| {
                     match c {
@@ -1049,7 +1133,7 @@ fn array_dims(mut i: &str) -> R<'_, Vec<Option<u64>>> {
             i = &k[1..];
         } else {
             let (r, n) = uint64(k)?;
-            i = expect_char(ws(r)?, ']', "`]`")?;
+            i = expect_char(ws(r)?, b']', "`]`")?;
             dims.push(Some(n));
         }
     }
@@ -1068,6 +1152,25 @@ fn head_type<'a>(h: &Head, at: &'a str) -> Result<VarType, nom::Err<PErr<'a>>> {
     })
 }
 
+/// The number of `\n` bytes, eight at a time.
+fn count_newlines(b: &[u8]) -> usize {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let mut chunks = b.chunks_exact(8);
+    let mut n = 0usize;
+    for c in &mut chunks {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        let x = u64::from_le_bytes(w) ^ 0x0a0a_0a0a_0a0a_0a0a;
+        // Bit 7 of each byte of `t` is set iff that byte of `x` is non-zero (no carries
+        // cross bytes: 0x7f + 0x7f < 0x100).
+        let t = ((x & LOW7) + LOW7) | x;
+        let zeros = (!t >> 7) & 0x0101_0101_0101_0101;
+        // Sum of the eight 0/1 bytes lands in the top byte.
+        n += (zeros.wrapping_mul(0x0101_0101_0101_0101) >> 56) as usize;
+    }
+    n + chunks.remainder().iter().filter(|&&c| c == b'\n').count()
+}
+
 /// Tracks line numbers for span construction; offsets arrive mostly in increasing order.
 #[derive(Clone, Copy)]
 struct LineCursor {
@@ -1081,6 +1184,9 @@ pub(crate) struct Parser<'a> {
     cur: Cell<LineCursor>,
     /// Scratch stack of statements of the open scopes (see `statements`).
     stack: Cell<Vec<Statement>>,
+    /// Scratch list of an instruction's operands, so each instruction's `Vec` is
+    /// allocated once at its exact size.
+    ops: Cell<Vec<Operand>>,
 }
 
 impl<'a> Parser<'a> {
@@ -1088,6 +1194,7 @@ impl<'a> Parser<'a> {
         Parser {
             src,
             stack: Cell::new(Vec::new()),
+            ops: Cell::new(Vec::new()),
             cur: Cell::new(LineCursor {
                 line: 1,
                 line_start: 0,
@@ -1114,12 +1221,10 @@ impl<'a> Parser<'a> {
             c.pos = off;
         }
         let bytes = &self.src.as_bytes()[c.pos..off];
-        let nl = bytes.iter().filter(|&&b| b == b'\n').count();
-        if nl > 0 {
-            c.line += nl as u32;
-            if let Some(p) = bytes.iter().rposition(|&b| b == b'\n') {
-                c.line_start = c.pos + p + 1;
-            }
+        // Statements are mostly one per line: the last newline is usually near the end.
+        if let Some(p) = bytes.iter().rposition(|&b| b == b'\n') {
+            c.line += 1 + count_newlines(&bytes[..p]) as u32;
+            c.line_start = c.pos + p + 1;
         }
         c.pos = off;
         self.cur.set(c);
@@ -1168,9 +1273,14 @@ impl<'a> Parser<'a> {
                 msg: Cow::Borrowed("unexpected end of input"),
                 expected: None,
                 anchor: None,
+                kind: None,
             },
         };
         let at = e.anchor.unwrap_or(e.at);
+        let msg = match e.kind {
+            Some(kind) => Cow::Owned(format!("syntax error ({})", kind.description())),
+            None => e.msg,
+        };
         let tok_len = match at.chars().next() {
             None => 0,
             Some(c) if c.is_ascii() && is_ident_char(c as u8) || c == '%' || c == '.' => {
@@ -1187,10 +1297,10 @@ impl<'a> Parser<'a> {
         } else {
             format!("`{}`", &at[..tok_len].escape_debug())
         };
-        let message = match (e.expected, e.msg.is_empty()) {
+        let message = match (e.expected, msg.is_empty()) {
             (Some(x), true) => format!("expected {x}, found {found}"),
-            (Some(x), false) => format!("{}: expected {x}, found {found}", e.msg),
-            (None, _) => e.msg.into_owned(),
+            (Some(x), false) => format!("{msg}: expected {x}, found {found}"),
+            (None, _) => msg.into_owned(),
         };
         ParseError {
             span,
@@ -1217,7 +1327,7 @@ impl<'a> Parser<'a> {
                     let j = ws(r)?;
                     let (r, major) = take_while1(|c: char| c.is_ascii_digit())(j)
                         .or_else(|_: nom::Err<PErr>| expected(j, "a version number"))?;
-                    let r = expect_char(r, '.', "`.`")?;
+                    let r = expect_char(r, b'.', "`.`")?;
                     let (r, minor) = take_while1(|c: char| c.is_ascii_digit())(r)
                         .or_else(|_: nom::Err<PErr>| expected(r, "a minor version number"))?;
                     let (Ok(major), Ok(minor)) = (major.parse(), minor.parse()) else {
@@ -1270,9 +1380,9 @@ impl<'a> Parser<'a> {
                 "alias" => {
                     let j = ws(r)?;
                     let (r, a) = need(ident(j), j, "an alias name")?;
-                    let r = ws(expect_char(ws(r)?, ',', "`,`")?)?;
+                    let r = ws(expect_char(ws(r)?, b',', "`,`")?)?;
                     let (r, b) = need(ident(r), r, "the aliased function")?;
-                    let r = expect_char(ws(r)?, ';', "`;`")?;
+                    let r = expect_char(ws(r)?, b';', "`;`")?;
                     m.items.push(ModuleItem::Alias {
                         alias: a.to_string(),
                         aliasee: b.to_string(),
@@ -1377,7 +1487,7 @@ impl<'a> Parser<'a> {
         let j = ws(i)?;
         let (r, name) = need(sym_name(j), j, "a section name")?;
         let open = ws(r)?;
-        let mut i = expect_char(open, '{', "`{`")?;
+        let mut i = expect_char(open, b'{', "`{`")?;
         let mut entries = Vec::new();
         let mut scratch: Vec<ConstExpr> = Vec::new();
         loop {
@@ -1401,9 +1511,43 @@ impl<'a> Parser<'a> {
                         msg: Cow::Borrowed("unclosed `{` of `.section`"),
                         expected: None,
                         anchor: Some(open),
+                        kind: None,
                     }))
                 }
                 Some(b'.') => {
+                    if let Some((ty, v, end, next)) = simple_data_line(i) {
+                        match (v, entries.last_mut()) {
+                            (
+                                DataVal::Int(v),
+                                Some(SectionEntry::Ints {
+                                    ty: t,
+                                    values,
+                                    span,
+                                }),
+                            ) if *t == ty => {
+                                values.push(v);
+                                *span = self.finish(*span, end);
+                            }
+                            (DataVal::Int(v), _) => {
+                                let span = self.finish(self.mark(s), end);
+                                entries.push(SectionEntry::Ints {
+                                    ty,
+                                    values: vec![v],
+                                    span,
+                                });
+                            }
+                            (DataVal::Sym(name), _) => entries.push(SectionEntry::Data {
+                                ty,
+                                values: vec![ConstExpr::Sym {
+                                    name: name.to_string(),
+                                    offset: 0,
+                                }],
+                                span: self.span(s, end),
+                            }),
+                        }
+                        i = next;
+                        continue;
+                    }
                     let (r, w) = need(dot_word(i), i, "a data directive")?;
                     let Some(ty) = ScalarType::from_name(w) else {
                         return fail(i, format!("unexpected `.{w}` in section"));
@@ -1451,17 +1595,22 @@ impl<'a> Parser<'a> {
                                 span,
                             });
                         }
-                        _ => entries.push(SectionEntry::Data {
-                            ty,
-                            values: std::mem::take(&mut scratch),
-                            span: self.span(s, r),
-                        }),
+                        _ => {
+                            // Exactly sized: a `-G` build has tens of thousands of these.
+                            let mut values = Vec::with_capacity(scratch.len());
+                            values.append(&mut scratch);
+                            entries.push(SectionEntry::Data {
+                                ty,
+                                values,
+                                span: self.span(s, r),
+                            })
+                        }
                     }
                     i = r;
                 }
                 _ => {
                     let (r, l) = need(ident(i), i, "a label, data directive or `}`")?;
-                    let r = expect_char(ws(r)?, ':', "`:`")?;
+                    let r = expect_char(ws(r)?, b':', "`:`")?;
                     entries.push(SectionEntry::Label {
                         name: l.to_string(),
                         span: self.span(s, r),
@@ -1474,7 +1623,7 @@ impl<'a> Parser<'a> {
 
     /// Parameter lists `( .param .b32 a, .reg .u64 b )`.
     fn params(&self, i: &'a str) -> R<'a, Vec<Param>> {
-        let mut i = ws(expect_char(i, '(', "`(`")?)?;
+        let mut i = ws(expect_char(i, b'(', "`(`")?)?;
         let mut out = Vec::new();
         if first(i) == Some(b')') {
             return Ok((&i[1..], out));
@@ -1679,7 +1828,7 @@ impl<'a> Parser<'a> {
             let mut range = None;
             if first(r) == Some(b'<') {
                 let (rr, n) = uint32(ws(&r[1..])?)?;
-                r = ws(expect_char(ws(rr)?, '>', "`>`")?)?;
+                r = ws(expect_char(ws(rr)?, b'>', "`>`")?)?;
                 range = Some(n);
             }
             names.push((name, range));
@@ -1806,6 +1955,7 @@ impl<'a> Parser<'a> {
                     msg: Cow::Borrowed("unexpected end of input: unclosed `{`"),
                     expected: None,
                     anchor: Some(open),
+                    kind: None,
                 }));
             };
             match c {
@@ -1905,7 +2055,7 @@ impl<'a> Parser<'a> {
                         (rr, Vec::new())
                     };
                     let (rr, directives) = self.function_directives(rr)?;
-                    let rr = expect_char(ws(rr)?, ';', "`;`")?;
+                    let rr = expect_char(ws(rr)?, b';', "`;`")?;
                     out.push(Statement::CallPrototype(CallPrototype {
                         label: name.to_string(),
                         ret_params,
@@ -1973,7 +2123,9 @@ impl<'a> Parser<'a> {
             i = ws(r)?;
         }
         let (r, op) = op(i)?;
-        let mut operands = Vec::new();
+        // Taken, not borrowed: an error leaves it empty, which costs only its capacity.
+        let mut operands = self.ops.take();
+        operands.clear();
         let mut j = ws(r)?;
         if first(j) != Some(b';') {
             if r.len() == j.len() && !j.is_empty() {
@@ -1994,12 +2146,15 @@ impl<'a> Parser<'a> {
             }
         }
         let r = &j[1..];
+        let mut exact = Vec::with_capacity(operands.len());
+        exact.append(&mut operands);
+        self.ops.set(operands);
         Ok((
             r,
             Instruction {
                 guard,
                 op,
-                operands,
+                operands: exact,
                 span: self.span(start, r),
             },
         ))

@@ -356,3 +356,104 @@ fn ast_round_trips_through_json() {
     assert_eq!(m, back);
     assert_eq!(m.to_string(), back.to_string());
 }
+
+/// The section entries of `.section .debug_x { BODY }`, spans cleared.
+fn section_entries(body: &str) -> Vec<SectionEntry> {
+    let mut m = parse(&format!(
+        ".version 8.0\n.section .debug_x\n{{\n{body}\n}}\n"
+    ))
+    .unwrap_or_else(|e| panic!("{body:?}: {e}"));
+    m.clear_spans();
+    match m.items.pop() {
+        Some(ModuleItem::Section(s)) => s.entries,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn debug_section_lines_parse_alike_in_every_layout() {
+    // Plain one-value lines (the fast path) and the same data written so that only the
+    // general path takes it give the same entries.
+    let plain = ".b8 5\n.b8 0\n.b8 144\n.b64 $L__tmp1\n.b32 7\n.b32 8\n.b64 $L__tmp3\n";
+    let general = ".b8 5;\n.b8 0 , 144\n.b64 $L__tmp1 ;\n.b32 7, /* c */ 8\n.b64 $L__tmp3+0\n";
+    let e = section_entries(plain);
+    assert_eq!(e, section_entries(general));
+    assert_eq!(
+        e,
+        vec![
+            SectionEntry::Ints {
+                ty: ScalarType::B8,
+                values: vec![5, 0, 144],
+                span: Span::default()
+            },
+            SectionEntry::Data {
+                ty: ScalarType::B64,
+                values: vec![ConstExpr::Sym {
+                    name: "$L__tmp1".into(),
+                    offset: 0
+                }],
+                span: Span::default()
+            },
+            SectionEntry::Ints {
+                ty: ScalarType::B32,
+                values: vec![7, 8],
+                span: Span::default()
+            },
+            SectionEntry::Data {
+                ty: ScalarType::B64,
+                values: vec![ConstExpr::Sym {
+                    name: "$L__tmp3".into(),
+                    offset: 0
+                }],
+                span: Span::default()
+            },
+        ]
+    );
+    // A value continued on the next line is still one value list.
+    assert_eq!(
+        section_entries(".b8 5\n, 6\n"),
+        section_entries(".b8 5, 6\n")
+    );
+    assert_eq!(
+        section_entries(".b64 a\n+ 4\n"),
+        section_entries(".b64 a+4\n")
+    );
+    assert_eq!(
+        section_entries(".b64 a\n-b\n"),
+        section_entries(".b64 a-b\n")
+    );
+    assert_eq!(
+        section_entries(".b8 255\n(generic(a))\n"),
+        section_entries(".b8 255(generic(a))\n")
+    );
+    // Literals the fast path leaves alone.
+    for (line, v) in [(".b8 010\n", 8), (".b8 0x10\n", 16), (".b32 -1\n", -1)] {
+        match &section_entries(line)[0] {
+            SectionEntry::Ints { values, .. } => assert_eq!(values, &vec![v], "{line}"),
+            e => panic!("{line}: {e:?}"),
+        }
+    }
+    match &section_entries(".b64 1234567890123456789\n")[0] {
+        SectionEntry::Ints { values, .. } => assert_eq!(values, &vec![1234567890123456789]),
+        e => panic!("{e:?}"),
+    }
+    let e = err(".section .debug_x\n{\n.b8 5x\n}\n");
+    assert_eq!((e.span.line, e.span.col), (3, 5));
+    let e = err(".section .debug_x\n{\n.b8 5\n/* open\n}\n");
+    assert_eq!(e.message, "unterminated block comment");
+}
+
+#[test]
+fn spans_count_lines_across_long_stretches() {
+    // Statement spans after long comment blocks and long lines (line counting works on
+    // whole words).
+    let mut src = String::from(".version 8.0\n.entry k()\n{\n");
+    for n in 0..100 {
+        src.push_str(&format!("// {}\n\n", "x".repeat(n)));
+    }
+    src.push_str("\tret; // trailing\n\t\t\texit;\n}\n");
+    let m = parse(&src).unwrap();
+    let body = m.kernels().next().unwrap().body.as_ref().unwrap();
+    let spans: Vec<(u32, u32)> = body.iter().map(|s| (s.span().line, s.span().col)).collect();
+    assert_eq!(spans, vec![(204, 2), (205, 4)]);
+}
