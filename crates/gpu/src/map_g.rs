@@ -14,6 +14,8 @@
 //! - `F`: mapper f's class values.
 //!
 //! All arithmetic is exact rational arithmetic on `Cycles` ticks, rounded once (half up).
+//! Global loads whose lanes all read one address (a uniform, broadcast read such as a
+//! k-means cluster centre) take the L1 level: the line is reused by every warp of the grid.
 //! Atomics keep mapper f's values (§6.3 gives no rule for them). Generic-addressed accesses
 //! (`ld.u32`, no state space) whose space the IDG builder resolved take the class of that
 //! space (`ld.shared`, ...), decided by `GStatic`.
@@ -24,6 +26,7 @@ use crate::map_f::{map_f, Unclassified, Warning};
 use crate::profile::GpuProfile;
 use crate::timing::{ClassTiming, MapSource, NodeTiming};
 use idg::{KernelIdgs, MemAccess, MemSpace, Node};
+use ptx::ast::Opcode;
 use serde::{Deserialize, Serialize};
 
 /// The kernel-wide profiler metrics mapper g uses. `None` means "not measured"; each
@@ -162,6 +165,17 @@ fn ideal_sectors(node: &Node, m: &MemAccess) -> u32 {
     u32::try_from(bytes.div_ceil(32).max(1)).unwrap_or(u32::MAX)
 }
 
+/// A plain load whose active lanes all read the same address (lane stride 0), with more
+/// than one lane so the pattern says something.
+fn is_uniform(node: &Node, m: &MemAccess) -> bool {
+    // Only plain loads: the operand of `wmma.load` or `ldmatrix` addresses a whole tile.
+    matches!(node.op.opcode, Opcode::Ld | Opcode::Ldu)
+        && !m.store
+        && !m.atomic
+        && node.active_lanes > 1
+        && m.pattern.is_some_and(|p| p.lane_stride_bytes == Some(0))
+}
+
 /// What the metrics allow, decided once per kernel.
 struct Usable {
     /// (dram, global) with global > 0.
@@ -258,6 +272,12 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable) -> NodeTiming {
         None => f,
     };
     match f.class {
+        InstClass::LdGlobal if is_uniform(node, &m) => {
+            // Every lane reads one word: after the first warp touches it, the whole grid hits
+            // that line in L1, so neither the DRAM/L2 mix nor the coalescing rule applies.
+            let l1 = gpu.mem(MemLevel::L1);
+            with((l1.lambda, l1.latency), MapSource::GStatic)
+        }
         InstClass::LdGlobal | InstClass::StGlobal | InstClass::CpAsync => {
             if let Some((d, g)) = u.global {
                 // The profile decides where the bytes come from (§6.3, the R cases); the
