@@ -73,6 +73,14 @@ pub enum IssueOrder {
     Dataflow,
     /// NVIDIA hardware: a warp issues in program order; a stalled instruction blocks the warp.
     InOrder,
+    /// The order ptxas would give: PTX lists instructions where the source uses them, and
+    /// ptxas list-schedules each basic block of the machine code so independent work (loads
+    /// above all) overlaps; the hardware then issues that schedule in order. Modelled as
+    /// dataflow issue within the lookahead window, confined to compiled basic blocks: they
+    /// end at PTX branches (control dependences), barriers, and instructions ptxas lowers
+    /// with a slow-path branch (`cost::splits_block`), which issue after everything before
+    /// them and before everything after them.
+    Scheduled,
 }
 
 /// One core (SM / compute unit) as the simulator sees it.
@@ -191,7 +199,7 @@ impl SimOptions {
     pub(crate) fn effective_window(&self) -> u32 {
         match self.order {
             IssueOrder::InOrder => 1,
-            IssueOrder::Dataflow => self.window.max(1),
+            IssueOrder::Dataflow | IssueOrder::Scheduled => self.window.max(1),
         }
     }
 

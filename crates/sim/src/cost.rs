@@ -32,6 +32,28 @@ pub(crate) struct Prepared {
     /// A store or reduction whose warp need not wait for it to reach memory before exiting
     /// (`SimOptions::posted_stores`).
     pub posted: bool,
+    /// An instruction the compiler lowers with a branch to a slow path, which ends the basic
+    /// block its loads could be hoisted through (see [`splits_block`]).
+    pub splits_block: bool,
+}
+
+/// IEEE-rounded f32/f64 division, reciprocal and square root, and 64-bit integer division
+/// and remainder: ptxas emits a fast path guarded by a branch to a subroutine (`FCHK` /
+/// `CALL.REL` in the SASS of `div.rn.f32`), so no load after them is scheduled before them.
+pub fn splits_block(op: &ptx::ast::Op) -> bool {
+    use ptx::ast::{Flag, Opcode, ScalarType};
+    let ty = op.mods.types.first().copied();
+    match op.opcode {
+        Opcode::Div | Opcode::Rcp | Opcode::Sqrt => match ty {
+            Some(ScalarType::F32 | ScalarType::F64) => {
+                !op.mods.flags.contains(Flag::Approx) && !op.mods.flags.contains(Flag::Full)
+            }
+            Some(t) => !t.is_float() && t.bits() == 64,
+            None => false,
+        },
+        Opcode::Rem => ty.is_some_and(|t| !t.is_float() && t.bits() == 64),
+        _ => false,
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,6 +88,7 @@ pub(crate) fn prepare(
                     .map(|t| t.div_ceil(32).clamp(1, warps_per_group))
                     .unwrap_or(warps_per_group),
             }),
+            splits_block: splits_block(&node.op),
             posted: posted_stores
                 && node.barrier.is_none()
                 && node.mem.is_some_and(|m| m.store)

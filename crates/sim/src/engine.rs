@@ -28,7 +28,7 @@ use std::collections::BinaryHeap;
 use idg::{ClassId, DynInst, KernelIdgs, Stream};
 use smallvec::SmallVec;
 
-use crate::config::{ExecConfig, Hardware, Scheduler, SimOptions};
+use crate::config::{ExecConfig, Hardware, IssueOrder, Scheduler, SimOptions};
 use crate::cost::{prepare, ClassCosts, Prepared};
 use crate::result::{Counters, IssueRecord};
 use crate::SimError;
@@ -103,6 +103,9 @@ struct Warp<'a> {
     max_complete: u64,
     /// Interval the warp spent at its last barrier, for the stall breakdown.
     barrier_span: Option<(u64, u64)>,
+    /// Under `IssueOrder::Scheduled`: a fetched instruction that splits its basic block
+    /// (`Prepared::splits_block`); nothing younger is fetched before it issues.
+    block_end: Option<u64>,
 }
 
 struct Sub {
@@ -204,6 +207,8 @@ pub(crate) struct Engine<'a> {
     exec: ExecConfig,
     opts: SimOptions,
     window: u32,
+    /// `IssueOrder::Scheduled`.
+    scheduled: bool,
     ring_mask: u64,
     n_subs: usize,
     now: u64,
@@ -281,6 +286,7 @@ impl<'a> Engine<'a> {
                 ready: vec![SmallVec::new(); n_subs],
                 last_issue: 0,
                 max_complete: 0,
+                block_end: None,
                 barrier_span: None,
             })
             .collect();
@@ -290,6 +296,7 @@ impl<'a> Engine<'a> {
             exec,
             opts,
             window: opts.effective_window(),
+            scheduled: opts.order == IssueOrder::Scheduled,
             ring_mask: u64::from(opts.ring) - 1,
             n_subs,
             now: 0,
@@ -390,6 +397,7 @@ impl<'a> Engine<'a> {
             w.prep = &prepared[class.index()];
             w.peeked = None;
             w.exhausted = false;
+            w.block_end = None;
             w.base = 0;
             w.fetched = 0;
             w.unissued = 0;
@@ -463,6 +471,17 @@ impl<'a> Engine<'a> {
             if prep.barrier.is_some() && w.unissued > 0 {
                 return;
             }
+            // An instruction that ends a basic block in the compiled code issues after
+            // everything before it and before everything after it.
+            if self.scheduled && prep.splits_block && w.unissued > 0 {
+                return;
+            }
+            if let Some(b) = w.block_end {
+                if b >= w.base && !w.ring[(b & mask) as usize].issued {
+                    return;
+                }
+                w.block_end = None;
+            }
             if w.fetched - w.base == ring_len {
                 while w.base < w.fetched {
                     let s = &w.ring[(w.base & mask) as usize];
@@ -509,6 +528,9 @@ impl<'a> Engine<'a> {
                     waiting_on += 1;
                     ps.waiters.push(seq);
                 }
+            }
+            if self.scheduled && prep.splits_block {
+                w.block_end = Some(seq);
             }
             let s = &mut w.ring[(seq & mask) as usize];
             s.node = inst.node.0;

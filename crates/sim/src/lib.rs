@@ -121,7 +121,7 @@ pub fn simulate_with_records(
             not_selected: to_cycles(c.stall_not_selected),
         },
         scheduler: opts.scheduler.to_string(),
-        in_order: opts.order == IssueOrder::InOrder,
+        in_order: opts.order != IssueOrder::Dataflow,
         partitions: n_parts as u32,
     };
     Ok((result, out.records))

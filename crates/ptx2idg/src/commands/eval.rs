@@ -36,6 +36,8 @@ pub enum SchedulerArg {
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IssueArg {
     InOrder,
+    /// Dataflow within compiled basic blocks (the order ptxas would schedule).
+    Scheduled,
     Dataflow,
 }
 
@@ -70,10 +72,10 @@ pub struct EvalArgs {
     #[arg(long)]
     no_sub_partitions: bool,
     /// Base configuration: issue order within a warp.
-    #[arg(long, value_enum, default_value_t = IssueArg::InOrder)]
+    #[arg(long, value_enum, default_value_t = IssueArg::Scheduled)]
     issue: IssueArg,
-    /// Base configuration: dataflow lookahead in instructions (with `--issue dataflow`).
-    #[arg(long, default_value_t = 64)]
+    /// Base configuration: lookahead in instructions of scheduled and dataflow issue.
+    #[arg(long, default_value_t = ::eval::predict::SCHEDULED_WINDOW)]
     window: u32,
     /// Base configuration: ignore barriers.
     #[arg(long)]
@@ -93,7 +95,11 @@ impl EvalArgs {
                 SchedulerArg::Oldest => sim::Scheduler::OldestFirst,
             },
             sub_partitions: !self.no_sub_partitions,
-            in_order: self.issue == IssueArg::InOrder,
+            order: match self.issue {
+                IssueArg::InOrder => sim::IssueOrder::InOrder,
+                IssueArg::Scheduled => sim::IssueOrder::Scheduled,
+                IssueArg::Dataflow => sim::IssueOrder::Dataflow,
+            },
             window: self.window,
             barriers: !self.no_barriers,
         }

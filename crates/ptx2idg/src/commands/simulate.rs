@@ -71,6 +71,10 @@ pub struct SimulateArgs {
     /// Issue each warp's instructions in program order (NVIDIA hardware) instead of dataflow.
     #[arg(long)]
     in_order: bool,
+    /// Issue in the order ptxas would schedule: dataflow within compiled basic blocks
+    /// (lookahead `--window`), never past a branch, barrier or an instruction with a slow path.
+    #[arg(long, conflicts_with = "in_order")]
+    scheduled: bool,
     /// Split the core into its scheduler partitions, each with IL/P and its own pipelines.
     #[arg(long)]
     sub_partitions: bool,
@@ -180,6 +184,8 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
         },
         order: if args.in_order {
             sim::IssueOrder::InOrder
+        } else if args.scheduled {
+            sim::IssueOrder::Scheduled
         } else {
             sim::IssueOrder::Dataflow
         },
