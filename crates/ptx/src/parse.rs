@@ -19,7 +19,7 @@ use nom::character::complete::char;
 use nom::error::ErrorKind;
 use nom::IResult;
 use std::borrow::Cow;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
@@ -123,14 +123,16 @@ fn ws(i: &str) -> Step<'_> {
     ws_skip(i)
 }
 
+/// Space, `\t`, `\n`, vertical tab, form feed, `\r`.
+fn is_space(c: u8) -> bool {
+    c == b' ' || c.wrapping_sub(b'\t') <= b'\r' - b'\t'
+}
+
 #[inline(never)]
 fn ws_skip(mut i: &str) -> Step<'_> {
     loop {
         let b = i.as_bytes();
-        let k = b
-            .iter()
-            .position(|c| !matches!(c, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c))
-            .unwrap_or(b.len());
+        let k = b.iter().position(|&c| !is_space(c)).unwrap_or(b.len());
         i = &i[k..];
         if i.starts_with("//") {
             i = match i.find('\n') {
@@ -476,12 +478,12 @@ impl Hasher for WordHasher {
     }
 }
 
-type WordMap<V> = HashMap<&'static str, V, BuildHasherDefault<WordHasher>>;
+type WordMap<'k, V> = HashMap<&'k str, V, BuildHasherDefault<WordHasher>>;
 
-fn mod_table() -> &'static WordMap<ModClass> {
-    static T: OnceLock<WordMap<ModClass>> = OnceLock::new();
+fn mod_table() -> &'static WordMap<'static, ModClass> {
+    static T: OnceLock<WordMap<'static, ModClass>> = OnceLock::new();
     T.get_or_init(|| {
-        let mut t: WordMap<ModClass> = WordMap::default();
+        let mut t: WordMap<'static, ModClass> = WordMap::default();
         for s in [
             StateSpace::Reg,
             StateSpace::Sreg,
@@ -529,8 +531,8 @@ fn mod_table() -> &'static WordMap<ModClass> {
     })
 }
 
-fn opcode_table() -> &'static WordMap<Opcode> {
-    static T: OnceLock<WordMap<Opcode>> = OnceLock::new();
+fn opcode_table() -> &'static WordMap<'static, Opcode> {
+    static T: OnceLock<WordMap<'static, Opcode>> = OnceLock::new();
     T.get_or_init(|| {
         Opcode::KNOWN
             .iter()
@@ -1187,6 +1189,9 @@ pub(crate) struct Parser<'a> {
     /// Scratch list of an instruction's operands, so each instruction's `Vec` is
     /// allocated once at its exact size.
     ops: Cell<Vec<Operand>>,
+    /// Parsed mnemonics by spelling (`ld.global.nc.v4.f32`): a module repeats a few
+    /// hundred distinct ones, and cloning is cheaper than classifying every modifier again.
+    op_cache: RefCell<WordMap<'a, Op>>,
 }
 
 impl<'a> Parser<'a> {
@@ -1195,6 +1200,7 @@ impl<'a> Parser<'a> {
             src,
             stack: Cell::new(Vec::new()),
             ops: Cell::new(Vec::new()),
+            op_cache: RefCell::new(WordMap::default()),
             cur: Cell::new(LineCursor {
                 line: 1,
                 line_start: 0,
@@ -1959,7 +1965,7 @@ impl<'a> Parser<'a> {
                 }));
             };
             match c {
-                b'}' => return Ok((&i[1..], out.drain(base..).collect())),
+                b'}' => return Ok((&i[1..], out.split_off(base))),
                 b'{' => {
                     if depth >= MAX_NESTING {
                         return fail(i, format!("scopes nested deeper than {MAX_NESTING}"));
@@ -2106,6 +2112,25 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// [`op`] through the mnemonic cache. A cached spelling is only looked up as a whole
+    /// run of `[A-Za-z0-9_.:]`, which `op` consumes the same way whatever follows it.
+    fn op(&self, i: &'a str) -> R<'a, Op> {
+        let b = i.as_bytes();
+        let n = b
+            .iter()
+            .position(|&c| !(is_word_char(c) || c == b'.' || c == b':'))
+            .unwrap_or(b.len());
+        let key = &i[..n];
+        if let Some(op) = self.op_cache.borrow().get(key) {
+            return Ok((&i[n..], op.clone()));
+        }
+        let (r, op) = op(i)?;
+        if r.len() == i.len() - n {
+            self.op_cache.borrow_mut().insert(key, op.clone());
+        }
+        Ok((r, op))
+    }
+
     fn instruction(&self, start: &'a str) -> R<'a, Instruction> {
         let mut i = start;
         let mut guard = None;
@@ -2122,7 +2147,7 @@ impl<'a> Parser<'a> {
             });
             i = ws(r)?;
         }
-        let (r, op) = op(i)?;
+        let (r, op) = self.op(i)?;
         // Taken, not borrowed: an error leaves it empty, which costs only its capacity.
         let mut operands = self.ops.take();
         operands.clear();
