@@ -30,16 +30,18 @@ pub struct Module {
     pub version: Option<Version>,
     pub target: Option<Target>,
     /// `.address_size 32|64`.
-    pub address_size: Option<u32>,
+    pub address_size: Option<AddressSize>,
     /// `.file` directives, in source order (the `.loc` file table).
     pub files: Vec<FileDecl>,
     pub items: Vec<ModuleItem>,
 }
 
+/// `.version major.minor`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Version {
     pub major: u32,
     pub minor: u32,
+    pub span: Span,
 }
 
 /// `.target sm_80, debug` — the architecture plus its flags in source order.
@@ -48,6 +50,15 @@ pub struct Target {
     pub arch: String,
     /// `debug`, `texmode_unified`, `texmode_independent`, `map_f64_to_f32`, ...
     pub flags: Vec<String>,
+    pub span: Span,
+}
+
+/// `.address_size 32|64`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct AddressSize {
+    /// Pointer width in bits.
+    pub bits: u32,
+    pub span: Span,
 }
 
 impl Target {
@@ -1035,25 +1046,61 @@ pub enum FunctionKind {
     Func,
 }
 
-/// Performance-tuning and ABI directives between a function's signature and body.
+/// Performance-tuning and ABI directives between a function's signature and body, each
+/// with the [`Span`] of the directive (from its `.` to its last number or `;`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum FunctionDirective {
-    MaxNtid(Vec<u32>),
-    ReqNtid(Vec<u32>),
-    MinNctaPerSm(u32),
-    MaxNctaPerSm(u32),
-    MaxNreg(u32),
-    MaxClusterRank(u32),
-    ReqNctaPerCluster(Vec<u32>),
-    ExplicitCluster,
-    NoReturn,
+    MaxNtid(Vec<u32>, Span),
+    ReqNtid(Vec<u32>, Span),
+    MinNctaPerSm(u32, Span),
+    MaxNctaPerSm(u32, Span),
+    MaxNreg(u32, Span),
+    MaxClusterRank(u32, Span),
+    ReqNctaPerCluster(Vec<u32>, Span),
+    ExplicitCluster(Span),
+    NoReturn(Span),
     /// `.pragma "...";` before the body.
-    Pragma(Vec<String>),
+    Pragma(Pragma),
     /// Any other `.name [n, n...]` directive (e.g. `.abi_preserve 4`).
     Other {
         name: String,
         args: Vec<u32>,
+        span: Span,
     },
+}
+
+impl FunctionDirective {
+    pub fn span(&self) -> Span {
+        match self {
+            FunctionDirective::MaxNtid(_, s)
+            | FunctionDirective::ReqNtid(_, s)
+            | FunctionDirective::ReqNctaPerCluster(_, s)
+            | FunctionDirective::MinNctaPerSm(_, s)
+            | FunctionDirective::MaxNctaPerSm(_, s)
+            | FunctionDirective::MaxNreg(_, s)
+            | FunctionDirective::MaxClusterRank(_, s)
+            | FunctionDirective::ExplicitCluster(s)
+            | FunctionDirective::NoReturn(s)
+            | FunctionDirective::Other { span: s, .. } => *s,
+            FunctionDirective::Pragma(p) => p.span,
+        }
+    }
+
+    fn span_mut(&mut self) -> &mut Span {
+        match self {
+            FunctionDirective::MaxNtid(_, s)
+            | FunctionDirective::ReqNtid(_, s)
+            | FunctionDirective::ReqNctaPerCluster(_, s)
+            | FunctionDirective::MinNctaPerSm(_, s)
+            | FunctionDirective::MaxNctaPerSm(_, s)
+            | FunctionDirective::MaxNreg(_, s)
+            | FunctionDirective::MaxClusterRank(_, s)
+            | FunctionDirective::ExplicitCluster(s)
+            | FunctionDirective::NoReturn(s)
+            | FunctionDirective::Other { span: s, .. } => s,
+            FunctionDirective::Pragma(p) => &mut p.span,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -1242,6 +1289,12 @@ fn clear_param_spans(ps: &mut [Param]) {
     }
 }
 
+fn clear_directive_spans(ds: &mut [FunctionDirective]) {
+    for d in ds {
+        *d.span_mut() = Span::default();
+    }
+}
+
 fn clear_statement_spans(stmts: &mut [Statement]) {
     for s in stmts {
         match s {
@@ -1261,6 +1314,7 @@ fn clear_statement_spans(stmts: &mut [Statement]) {
                 c.span = Span::default();
                 clear_param_spans(&mut c.ret_params);
                 clear_param_spans(&mut c.params);
+                clear_directive_spans(&mut c.directives);
             }
         }
     }
@@ -1270,6 +1324,15 @@ impl Module {
     /// Sets every span to `Span::default()`, so modules parsed from differently laid out
     /// text compare equal (used by the print/parse round-trip tests).
     pub fn clear_spans(&mut self) {
+        if let Some(v) = &mut self.version {
+            v.span = Span::default();
+        }
+        if let Some(t) = &mut self.target {
+            t.span = Span::default();
+        }
+        if let Some(a) = &mut self.address_size {
+            a.span = Span::default();
+        }
         for f in &mut self.files {
             f.span = Span::default();
         }
@@ -1292,6 +1355,7 @@ impl Module {
                     f.span = Span::default();
                     clear_param_spans(&mut f.ret_params);
                     clear_param_spans(&mut f.params);
+                    clear_directive_spans(&mut f.directives);
                     if let Some(b) = &mut f.body {
                         clear_statement_spans(b);
                     }

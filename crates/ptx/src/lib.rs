@@ -33,15 +33,16 @@
 //!   the CLI's job (`ptx2idg`'s `diag.rs`).
 //! - Printing: `Display` on [`Module`] and every node ([`print`] is a shorthand);
 //!   [`Op`] prints as the dotted mnemonic (`ld.global.nc.v4.f32`).
-//! - [`Module`]: `version`, `target` (`is_debug()`), `address_size`, `files` (the `.loc`
+//! - [`Module`]: `version` ([`Version`]), `target` ([`Target`], `is_debug()`),
+//!   `address_size` ([`AddressSize`]), each with its span, `files` (the `.loc`
 //!   file table, [`Module::file_name`]), `items` ([`ModuleItem`]: variables, functions,
 //!   debug sections, pragmas, aliases); helpers [`Module::kernels`],
 //!   [`Module::functions`], [`Module::function`], [`Module::globals`],
 //!   [`Module::clear_spans`].
 //! - [`Function`]: kind (entry/func), linkage, name, `ret_params`, `params` ([`Param`] with
 //!   [`VarType`]: type, vector, array, align, `.ptr` attributes), `directives`
-//!   ([`FunctionDirective`]), `body: Option<Vec<`[`Statement`]`>>` with nested scopes as
-//!   `Statement::Block`; [`for_each_instruction`] walks a body.
+//!   ([`FunctionDirective`], each with its span), `body: Option<Vec<`[`Statement`]`>>`
+//!   with nested scopes as `Statement::Block`; [`for_each_instruction`] walks a body.
 //! - [`Instruction`]: `guard` ([`Guard`]), `op` ([`Op`] = [`Opcode`] + typed
 //!   [`Modifiers`]: state spaces, types, comparison, boolean/reduction op, rounding, vector
 //!   width, scope, semantics, [`Flags`], and verbatim `other`), `operands` ([`Operand`]).

@@ -1339,7 +1339,11 @@ impl<'a> Parser<'a> {
                     let (Ok(major), Ok(minor)) = (major.parse(), minor.parse()) else {
                         return fail(j, "version number too large");
                     };
-                    m.version = Some(Version { major, minor });
+                    m.version = Some(Version {
+                        major,
+                        minor,
+                        span: self.span(start, r),
+                    });
                     r
                 }
                 "target" => {
@@ -1360,12 +1364,16 @@ impl<'a> Parser<'a> {
                     m.target = Some(Target {
                         arch: arch.to_string(),
                         flags,
+                        span: self.span(start, r),
                     });
                     r
                 }
                 "address_size" => {
-                    let (r, n) = uint32(ws(r)?)?;
-                    m.address_size = Some(n);
+                    let (r, bits) = uint32(ws(r)?)?;
+                    m.address_size = Some(AddressSize {
+                        bits,
+                        span: self.span(start, r),
+                    });
                     r
                 }
                 "file" => {
@@ -1727,15 +1735,17 @@ impl<'a> Parser<'a> {
             } else {
                 (r, Vec::new())
             };
-            let one = |d: fn(u32) -> FunctionDirective| -> R<'a, FunctionDirective> {
+            // The directive from its `.` to its last number.
+            let sp = self.span(j, r);
+            let one = |d: fn(u32, Span) -> FunctionDirective| -> R<'a, FunctionDirective> {
                 match nums.as_slice() {
-                    [n] => Ok((r, d(*n))),
+                    [n] => Ok((r, d(*n, sp))),
                     _ => fail(j, format!("`.{w}` takes one number")),
                 }
             };
-            let some = |d: fn(Vec<u32>) -> FunctionDirective| -> R<'a, FunctionDirective> {
+            let some = |d: fn(Vec<u32>, Span) -> FunctionDirective| -> R<'a, FunctionDirective> {
                 if (1..=3).contains(&nums.len()) {
-                    Ok((r, d(nums.clone())))
+                    Ok((r, d(nums.clone(), sp)))
                 } else {
                     fail(j, format!("`.{w}` takes one to three numbers"))
                 }
@@ -1748,11 +1758,11 @@ impl<'a> Parser<'a> {
                 "maxnctapersm" => one(FunctionDirective::MaxNctaPerSm)?,
                 "maxnreg" => one(FunctionDirective::MaxNreg)?,
                 "maxclusterrank" => one(FunctionDirective::MaxClusterRank)?,
-                "explicitcluster" if nums.is_empty() => (r, FunctionDirective::ExplicitCluster),
-                "noreturn" if nums.is_empty() => (r, FunctionDirective::NoReturn),
+                "explicitcluster" if nums.is_empty() => (r, FunctionDirective::ExplicitCluster(sp)),
+                "noreturn" if nums.is_empty() => (r, FunctionDirective::NoReturn(sp)),
                 "pragma" => {
                     let (r, p) = self.pragma(j, r)?;
-                    (r, FunctionDirective::Pragma(p.values))
+                    (r, FunctionDirective::Pragma(p))
                 }
                 "entry" | "func" | "visible" | "extern" | "weak" | "reg" | "param" | "local"
                 | "shared" | "global" | "const" => {
@@ -1763,6 +1773,7 @@ impl<'a> Parser<'a> {
                     FunctionDirective::Other {
                         name: w.to_string(),
                         args: nums,
+                        span: sp,
                     },
                 ),
             };

@@ -456,21 +456,17 @@ impl Display for FunctionDirective {
             Ok(())
         };
         match self {
-            FunctionDirective::MaxNtid(v) => list(f, "maxntid", v),
-            FunctionDirective::ReqNtid(v) => list(f, "reqntid", v),
-            FunctionDirective::ReqNctaPerCluster(v) => list(f, "reqnctapercluster", v),
-            FunctionDirective::MinNctaPerSm(n) => write!(f, ".minnctapersm {n}"),
-            FunctionDirective::MaxNctaPerSm(n) => write!(f, ".maxnctapersm {n}"),
-            FunctionDirective::MaxNreg(n) => write!(f, ".maxnreg {n}"),
-            FunctionDirective::MaxClusterRank(n) => write!(f, ".maxclusterrank {n}"),
-            FunctionDirective::ExplicitCluster => f.write_str(".explicitcluster"),
-            FunctionDirective::NoReturn => f.write_str(".noreturn"),
-            FunctionDirective::Pragma(v) => {
-                f.write_str(".pragma ")?;
-                write_strings(f, v)?;
-                f.write_str(";")
-            }
-            FunctionDirective::Other { name, args } => list(f, name, args),
+            FunctionDirective::MaxNtid(v, _) => list(f, "maxntid", v),
+            FunctionDirective::ReqNtid(v, _) => list(f, "reqntid", v),
+            FunctionDirective::ReqNctaPerCluster(v, _) => list(f, "reqnctapercluster", v),
+            FunctionDirective::MinNctaPerSm(n, _) => write!(f, ".minnctapersm {n}"),
+            FunctionDirective::MaxNctaPerSm(n, _) => write!(f, ".maxnctapersm {n}"),
+            FunctionDirective::MaxNreg(n, _) => write!(f, ".maxnreg {n}"),
+            FunctionDirective::MaxClusterRank(n, _) => write!(f, ".maxclusterrank {n}"),
+            FunctionDirective::ExplicitCluster(_) => f.write_str(".explicitcluster"),
+            FunctionDirective::NoReturn(_) => f.write_str(".noreturn"),
+            FunctionDirective::Pragma(p) => write!(f, "{p}"),
+            FunctionDirective::Other { name, args, .. } => list(f, name, args),
         }
     }
 }
@@ -643,7 +639,7 @@ impl Display for Module {
             f.write_str("\n")?;
         }
         if let Some(a) = self.address_size {
-            writeln!(f, ".address_size {a}")?;
+            writeln!(f, ".address_size {}", a.bits)?;
         }
         for file in &self.files {
             write!(f, ".file {} \"{}\"", file.index, file.name)?;

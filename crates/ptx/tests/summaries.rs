@@ -73,7 +73,7 @@ fn summary(m: &Module) -> String {
         "version {:?}, target {:?}, address_size {:?}, {} files, {} globals, {} sections",
         m.version.map(|v| format!("{}.{}", v.major, v.minor)),
         m.target.as_ref().map(|t| t.arch.clone()),
-        m.address_size,
+        m.address_size.map(|a| a.bits),
         m.files.len(),
         m.globals().count(),
         m.items

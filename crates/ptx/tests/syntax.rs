@@ -166,9 +166,19 @@ LBB0_7:
 }
 "#;
     let m = parse(src).unwrap();
-    assert_eq!(m.version, Some(Version { major: 8, minor: 0 }));
-    assert!(m.target.as_ref().unwrap().is_debug());
-    assert_eq!(m.address_size, Some(64));
+    let v = m.version.unwrap();
+    assert_eq!((v.major, v.minor), (8, 0));
+    assert_eq!((v.span.line, v.span.col, v.span.len), (2, 1, 12));
+    let t = m.target.as_ref().unwrap();
+    assert!(t.is_debug());
+    assert_eq!((t.span.line, t.span.col), (3, 1));
+    assert_eq!(
+        &src[t.span.offset as usize..][..t.span.len as usize],
+        ".target sm_80, debug"
+    );
+    let a = m.address_size.unwrap();
+    assert_eq!(a.bits, 64);
+    assert_eq!((a.span.line, a.span.col, a.span.len), (4, 1, 16));
     assert_eq!(m.file_name(1), Some("a.cu"));
     assert_eq!(m.files[0].timestamp, Some(12));
     let g = m.globals().next().unwrap();
@@ -194,13 +204,15 @@ LBB0_7:
     );
     assert_eq!(k.params[1].ty.align, Some(8));
     assert_eq!(k.params[1].span.line, 9);
-    assert_eq!(
-        k.directives,
-        vec![
-            FunctionDirective::MaxNtid(vec![128, 1, 1]),
-            FunctionDirective::MinNctaPerSm(4)
-        ]
-    );
+    let text = |s: Span| &src[s.offset as usize..][..s.len as usize];
+    match k.directives.as_slice() {
+        [FunctionDirective::MaxNtid(v, s1), FunctionDirective::MinNctaPerSm(4, s2)] => {
+            assert_eq!(v, &vec![128, 1, 1]);
+            assert_eq!((s1.line, s1.col, text(*s1)), (11, 1, ".maxntid 128, 1, 1"));
+            assert_eq!((s2.line, s2.col, text(*s2)), (12, 1, ".minnctapersm 4"));
+        }
+        d => panic!("{d:?}"),
+    }
     let body = k.body.as_ref().unwrap();
     match &body[0] {
         Statement::Reg(r) => {

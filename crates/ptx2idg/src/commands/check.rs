@@ -109,7 +109,7 @@ fn module_report(file: String, m: &Module) -> FileReport {
                 .collect::<Vec<_>>()
                 .join(", ")
         }),
-        address_size: m.address_size,
+        address_size: m.address_size.map(|a| a.bits),
         kernels: m.kernels().map(kernel_report).collect(),
     }
 }
