@@ -968,18 +968,41 @@ fn const_expr(i: &str) -> R<'_, ConstExpr> {
     ))
 }
 
-/// The value of a debug-section line taken by [`simple_data_line`].
+/// The values of a debug-section line taken by [`simple_data_line`].
 enum DataVal<'a> {
-    Int(i64),
+    /// Plain integers, left in the caller's buffer.
+    Ints,
     Sym(&'a str),
 }
 
+/// A plain decimal at `b[k..]`: at most 18 digits (so it fits `i64`), no leading `0` unless
+/// it is `0` itself (octal, `0x`, ... go the general way). Returns the value and its end.
+fn simple_decimal(b: &[u8], mut k: usize) -> Option<(i64, usize)> {
+    let v0 = k;
+    let mut v = 0i64;
+    while let Some(&d) = b.get(k).filter(|d| d.is_ascii_digit()) {
+        if k - v0 == 18 {
+            return None;
+        }
+        v = v * 10 + i64::from(d - b'0');
+        k += 1;
+    }
+    if k == v0 || b[v0] == b'0' && k - v0 > 1 {
+        return None;
+    }
+    Some((v, k))
+}
+
 /// Fast path for the bulk of a `-G` build's debug sections: a `.b8`/`.b16`/`.b32`/`.b64`
-/// line holding one decimal integer or one plain label, ended by a newline, where the next
-/// token does not continue the value (`,`, `(`, `+`, `-`). Returns the type, the value,
-/// the end of the line's text and the next token. `None` leaves the line to the general
-/// path, which gives the same result for anything accepted here and reports the errors.
-fn simple_data_line(i: &str) -> Option<(ScalarType, DataVal<'_>, &str, &str)> {
+/// line holding decimal integers separated by `,` (spaces or tabs after each comma) or one
+/// plain label, ended by a newline, where the next token does not continue the value (`,`,
+/// `(`, `+`, `-`). Returns the type, the value(s) (integers go to `ints`), the end of the
+/// line's text and the next token. `None` leaves the line to the general path, which gives
+/// the same result for anything accepted here and reports the errors.
+fn simple_data_line<'i>(
+    i: &'i str,
+    ints: &mut Vec<i64>,
+) -> Option<(ScalarType, DataVal<'i>, &'i str, &'i str)> {
     let b = i.as_bytes();
     let (ty, mut k) = match b.get(1..4)? {
         [b'b', b'8', _] => (ScalarType::B8, 3),
@@ -997,20 +1020,20 @@ fn simple_data_line(i: &str) -> Option<(ScalarType, DataVal<'_>, &str, &str)> {
     let v0 = k;
     let val = match *b.get(k)? {
         b'0'..=b'9' => {
-            // At most 18 digits, so the value fits `i64`; a leading `0` (octal, `0x`, ...)
-            // of a longer literal goes the general way.
-            let mut v = 0i64;
-            while let Some(&d) = b.get(k).filter(|d| d.is_ascii_digit()) {
-                if k - v0 == 18 {
-                    return None;
+            ints.clear();
+            loop {
+                let (v, e) = simple_decimal(b, k)?;
+                ints.push(v);
+                k = e;
+                if b.get(k) != Some(&b',') {
+                    break;
                 }
-                v = v * 10 + i64::from(d - b'0');
                 k += 1;
+                while matches!(b.get(k), Some(b' ' | b'\t')) {
+                    k += 1;
+                }
             }
-            if b[v0] == b'0' && k - v0 > 1 {
-                return None;
-            }
-            DataVal::Int(v)
+            DataVal::Ints
         }
         c if is_ident_start(c) => {
             k += 1;
@@ -1504,6 +1527,7 @@ impl<'a> Parser<'a> {
         let mut i = expect_char(open, b'{', "`{`")?;
         let mut entries = Vec::new();
         let mut scratch: Vec<ConstExpr> = Vec::new();
+        let mut fast_ints: Vec<i64> = Vec::new();
         loop {
             i = ws(i)?;
             let s = i;
@@ -1529,24 +1553,24 @@ impl<'a> Parser<'a> {
                     }))
                 }
                 Some(b'.') => {
-                    if let Some((ty, v, end, next)) = simple_data_line(i) {
+                    if let Some((ty, v, end, next)) = simple_data_line(i, &mut fast_ints) {
                         match (v, entries.last_mut()) {
                             (
-                                DataVal::Int(v),
+                                DataVal::Ints,
                                 Some(SectionEntry::Ints {
                                     ty: t,
                                     values,
                                     span,
                                 }),
                             ) if *t == ty => {
-                                values.push(v);
+                                values.extend_from_slice(&fast_ints);
                                 *span = self.finish(*span, end);
                             }
-                            (DataVal::Int(v), _) => {
+                            (DataVal::Ints, _) => {
                                 let span = self.finish(self.mark(s), end);
                                 entries.push(SectionEntry::Ints {
                                     ty,
-                                    values: vec![v],
+                                    values: fast_ints.clone(),
                                     span,
                                 });
                             }

@@ -421,7 +421,15 @@ fn debug_section_lines_parse_alike_in_every_layout() {
             },
         ]
     );
+    assert_eq!(
+        section_entries(".b8 1,2, 3,\t4\n.b8 5\n"),
+        section_entries(".b8 1 ,2 ,3 ,4 ,5;\n")
+    );
     // A value continued on the next line is still one value list.
+    assert_eq!(
+        section_entries(".b8 5,\n6\n"),
+        section_entries(".b8 5, 6\n")
+    );
     assert_eq!(
         section_entries(".b8 5\n, 6\n"),
         section_entries(".b8 5, 6\n")
