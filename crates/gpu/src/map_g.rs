@@ -7,10 +7,13 @@
 //!   bank-conflict degree D = conflicts per request (loads and stores separately):
 //!   λ' = (1+D)·λ, Λ' = Λ + D·λ (§6.3 writes it for OpenCL *local* memory, which is CUDA
 //!   shared memory).
-//! - `GStatic`: the IDG's static `AccessPattern`. Global/local: S sectors per request against
-//!   the ideal ⌈lanes·bytes/32⌉ gives the over-fetch ratio R_s = S/ideal, applied like §6.3's
-//!   R > 1 case (λ' = R_s·λ, Λ' = Λ + (R_s−1)·λ); R_s ≤ 1 keeps f's values. Shared: the D
-//!   formula with the static conflict degree.
+//! - Request size, for global and local accesses whatever decided the level: the levels' λ
+//!   and Λ are for a 128-byte (4-sector) warp request, and an instruction moving S sectors
+//!   costs λ' = λ·S/4, Λ' = Λ + (S/4 − 1)·λ when S > 4 (§6.3's R > 1 rule for the extra
+//!   transfer). S comes from the IDG's static `AccessPattern` where the address is known,
+//!   else from the profile's mean sectors per request, else ⌈lanes·bytes/32⌉.
+//! - `GStatic`: the static pattern alone. Shared: the D formula with the static conflict
+//!   degree.
 //! - `F`: mapper f's class values.
 //!
 //! All arithmetic is exact rational arithmetic on `Cycles` ticks, rounded once (half up).
@@ -41,6 +44,12 @@ pub struct GMetrics {
     pub shared_load_conflict_degree: Option<f64>,
     /// The same for shared stores.
     pub shared_store_conflict_degree: Option<f64>,
+    /// Mean 32-byte sectors per global load request (instruction), all loads of the kernel.
+    #[serde(default)]
+    pub load_sectors_per_request: Option<f64>,
+    /// The same for global stores.
+    #[serde(default)]
+    pub store_sectors_per_request: Option<f64>,
 }
 
 impl GMetrics {
@@ -67,7 +76,19 @@ impl GMetrics {
             .filter(|d| d.is_finite())
             .map(|d| d.max(0.0))
         };
+        let per_request = |sectors: Option<f64>, requests: Option<f64>| match (sectors, requests) {
+            (Some(s), Some(r)) if r > 0.0 && s.is_finite() && s >= 0.0 => Some(s / r),
+            _ => None,
+        };
         GMetrics {
+            load_sectors_per_request: per_request(
+                q(Q::GlobalLoadSectors),
+                q(Q::GlobalLoadRequests),
+            ),
+            store_sectors_per_request: per_request(
+                q(Q::GlobalStoreSectors),
+                q(Q::GlobalStoreRequests),
+            ),
             dram_bytes: q(Q::DramBytes).and_then(bytes),
             global_bytes: global,
             shared_load_conflict_degree: degree(
@@ -144,19 +165,24 @@ pub fn bank_conflicts(
     )
 }
 
-/// The static coalescing rule for `sectors` sectors where `ideal` suffice: R_s = S/ideal,
-/// λ' = R_s·λ, Λ' = Λ + (R_s−1)·λ; unchanged when R_s ≤ 1.
-pub fn sector_scaling(
-    lambda: Cycles,
-    latency: Cycles,
-    sectors: u32,
-    ideal: u32,
-) -> (Cycles, Cycles) {
-    if sectors <= ideal || ideal == 0 {
-        return (lambda, latency);
-    }
-    let (s, i) = (u64::from(sectors), u64::from(ideal));
-    (scale(lambda, s, i), add(latency, scale(lambda, s - i, i)))
+/// Sectors of the reference request the memory levels' λ and Λ are measured with: one warp
+/// reading 4 bytes per lane, 128 bytes.
+pub const REFERENCE_SECTORS: u64 = 4;
+
+/// λ and Λ of a request moving `milli_sectors`/1000 sectors of 32 bytes, from the level's
+/// values for the reference request. Bandwidth is spent per byte moved, so
+/// λ' = λ·S/4: a half-warp or byte-wide request costs less, a 64-bit-per-lane or uncoalesced
+/// one more. Past the reference the extra sectors also lengthen the transfer, like §6.3's
+/// R > 1 case: Λ' = Λ + (S/4 − 1)·λ; a smaller request keeps Λ.
+pub fn request_scaling(lambda: Cycles, latency: Cycles, milli_sectors: u64) -> (Cycles, Cycles) {
+    let reference = REFERENCE_SECTORS * 1000;
+    let milli = milli_sectors.max(1);
+    let latency = if milli > reference {
+        add(latency, scale(lambda, milli - reference, reference))
+    } else {
+        latency
+    };
+    (scale(lambda, milli, reference), latency)
 }
 
 /// Sectors a perfectly coalesced request of this node needs: ⌈lanes·bytes/32⌉, at least 1.
@@ -183,6 +209,9 @@ struct Usable {
     /// D in thousandths, for shared loads and for shared stores.
     shared_ld: Option<u64>,
     shared_st: Option<u64>,
+    /// Mean sectors per global load / store request, in thousandths.
+    ld_sectors: Option<u64>,
+    st_sectors: Option<u64>,
 }
 
 fn usable(metrics: Option<&GMetrics>, warnings: &mut Vec<Warning>) -> Usable {
@@ -191,6 +220,8 @@ fn usable(metrics: Option<&GMetrics>, warnings: &mut Vec<Warning>) -> Usable {
             global: None,
             shared_ld: None,
             shared_st: None,
+            ld_sectors: None,
+            st_sectors: None,
         };
     };
     let global = match (m.dram_bytes, m.global_bytes) {
@@ -208,6 +239,8 @@ fn usable(metrics: Option<&GMetrics>, warnings: &mut Vec<Warning>) -> Usable {
         global,
         shared_ld: m.shared_load_conflict_degree.and_then(conflict_milli),
         shared_st: m.shared_store_conflict_degree.and_then(conflict_milli),
+        ld_sectors: m.load_sectors_per_request.and_then(conflict_milli),
+        st_sectors: m.store_sectors_per_request.and_then(conflict_milli),
     }
 }
 
@@ -256,21 +289,26 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable) -> NodeTiming {
         source,
         ..f
     };
+    // Sectors one warp instruction moves: the static address pattern where the builder
+    // could evaluate it, else the profile's kernel-wide mean per request, else a perfectly
+    // coalesced request of the node's lanes and width. In thousandths.
+    let measured_sectors = if m.store { u.st_sectors } else { u.ld_sectors };
+    let sectors = match m.pattern {
+        Some(p) => u64::from(p.sectors_per_request) * 1000,
+        None => measured_sectors.unwrap_or(u64::from(ideal_sectors(node, &m)) * 1000),
+    };
+    // Mapper f's values stay labelled f when the request is the reference size.
+    let sized = |f: NodeTiming, sectors: u64| {
+        let t = request_scaling(f.lambda, f.latency, sectors);
+        if t == (f.lambda, f.latency) {
+            f
+        } else {
+            with(t, MapSource::GStatic)
+        }
+    };
     // Decided by the class, not `m.space`: a `cp.async` names shared memory first but its
     // cost is the global read, and `ld.shared::cta` is shared whatever space the builder
     // recorded.
-    let static_sectors = |f: NodeTiming| match m.pattern {
-        Some(p) => with(
-            sector_scaling(
-                f.lambda,
-                f.latency,
-                p.sectors_per_request,
-                ideal_sectors(node, &m),
-            ),
-            MapSource::GStatic,
-        ),
-        None => f,
-    };
     match f.class {
         InstClass::LdGlobal if is_uniform(node, &m) => {
             // Every lane reads one word: after the first warp touches it, the whole grid hits
@@ -279,30 +317,27 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable) -> NodeTiming {
             with((l1.lambda, l1.latency), MapSource::GStatic)
         }
         InstClass::LdGlobal | InstClass::StGlobal | InstClass::CpAsync => {
+            // The analysed address of a cp.async is its shared destination: size it by its
+            // lanes and width.
+            let sectors = if f.class == InstClass::CpAsync {
+                u64::from(ideal_sectors(node, &m)) * 1000
+            } else {
+                sectors
+            };
             if let Some((d, g)) = u.global {
                 // The profile decides where the bytes come from (§6.3, the R cases); the
-                // static address pattern decides how many sectors one warp instruction moves
-                // (coalescing). Kernel-wide ratios cannot see that one instruction of a
-                // transpose is uncoalesced while its partner is not.
+                // request size decides how many of them one warp instruction moves.
+                // Kernel-wide ratios cannot see that one instruction of a transpose is
+                // uncoalesced while its partner is not; the static pattern can.
                 let (lambda, latency) = global_from_ratio(gpu, d, g);
-                let timing = match m.pattern {
-                    Some(p) => sector_scaling(
-                        lambda,
-                        latency,
-                        p.sectors_per_request,
-                        ideal_sectors(node, &m),
-                    ),
-                    None => (lambda, latency),
-                };
-                return with(timing, MapSource::GProfile);
+                return with(
+                    request_scaling(lambda, latency, sectors),
+                    MapSource::GProfile,
+                );
             }
-            // The analysed address of a cp.async is its shared destination.
-            if f.class == InstClass::CpAsync {
-                return f;
-            }
-            static_sectors(f)
+            sized(f, sectors)
         }
-        InstClass::LdLocal | InstClass::StLocal => static_sectors(f),
+        InstClass::LdLocal | InstClass::StLocal => sized(f, sectors),
         InstClass::LdShared | InstClass::StShared => {
             let measured = if m.store { u.shared_st } else { u.shared_ld };
             if let Some(d) = measured {
@@ -411,14 +446,25 @@ mod tests {
     }
 
     #[test]
-    fn sector_scaling_matches_r_above_one() {
-        // 32 lanes x 4 bytes, stride 8 bytes: 8 sectors where 4 suffice, R_s = 2, like R = 2.
+    fn request_scaling_is_per_byte_moved() {
         let m = maxwell();
         let d = m.mem(MemLevel::Dram);
+        // 8 sectors (uncoalesced 4-byte lanes, or 8 bytes per lane) is §6.3's R = 2.
         assert_eq!(
-            sector_scaling(d.lambda, d.latency, 8, 4),
+            request_scaling(d.lambda, d.latency, 8000),
             global_from_ratio(&m, 2000, 1000)
         );
-        assert_eq!(sector_scaling(c(18.0), c(440.0), 4, 4), (c(18.0), c(440.0)));
+        // The 128-byte reference keeps the level's values.
+        assert_eq!(
+            request_scaling(c(18.0), c(440.0), 4000),
+            (c(18.0), c(440.0))
+        );
+        // A half warp of 4-byte lanes moves 2 sectors: half the bandwidth, the same latency.
+        assert_eq!(request_scaling(c(18.0), c(440.0), 2000), (c(9.0), c(440.0)));
+        // A fractional mean from counters: 2.5 sectors per request.
+        assert_eq!(
+            request_scaling(c(16.0), c(440.0), 2500),
+            (c(10.0), c(440.0))
+        );
     }
 }

@@ -77,8 +77,9 @@ fn profile_metrics_decide_the_memory_level() {
     let (t, w) = map_kernel(&idgs, &g, None);
     assert!(w.is_empty());
     let s = timing_of(&idgs, &t, "ld.global.f32");
-    // Coalesced 4-byte loads: the static pattern leaves DRAM's λ/Λ (Table 5: 12 / 345).
-    assert_eq!(s.source, MapSource::GStatic);
+    // Coalesced 4-byte loads are the 128-byte reference request: mapper f's DRAM λ/Λ
+    // (Table 5: 12 / 345) stand, labelled f.
+    assert_eq!(s.source, MapSource::F);
     assert_eq!(
         (s.lambda, s.latency),
         (Cycles::from_cycles(12), Cycles::from_cycles(345))
@@ -98,7 +99,7 @@ fn profile_metrics_decide_the_memory_level() {
         (Cycles::from_cycles(18), Cycles::from_cycles(351))
     );
 
-    // Zero global bytes: R undefined, a warning, and the static value stands.
+    // Zero global bytes: R undefined, a warning, and mapper f's (reference-size) value stands.
     let z = GMetrics {
         dram_bytes: Some(10),
         global_bytes: Some(0),
@@ -108,7 +109,7 @@ fn profile_metrics_decide_the_memory_level() {
     assert!(matches!(w[..], [Warning::MetricsUnusable { .. }]), "{w:?}");
     assert_eq!(
         timing_of(&idgs, &t, "ld.global.f32").source,
-        MapSource::GStatic
+        MapSource::F
     );
 }
 
