@@ -149,3 +149,4 @@ inline int scale_iters(double c0, int i0, double target, int lo = 1, int hi = 1 
 void run_arith();
 void run_memory();
 void run_special();
+void run_launch();

@@ -467,6 +467,7 @@ int main(int argc, char** argv) {
   measure_clock("after_arith");
   if (only == "all" || only == "memory") run_memory();
   if (only == "all" || only == "special") run_special();
+  if (only == "all" || only == "launch") run_launch();
   measure_clock("end");
   CK(cudaDeviceSynchronize());
   return 0;

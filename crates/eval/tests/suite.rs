@@ -90,6 +90,8 @@ impl Backend for Toy {
                 partitions: 4,
                 ticks_per_cycle: tpc,
                 clock_mhz: 1980.0,
+                dispatch_latency: 0,
+                dispatch_interval: 0,
             },
             notes: vec![],
         })

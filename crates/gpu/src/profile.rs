@@ -136,6 +136,17 @@ pub struct GpuProfile {
     pub memory_subsystem: SubsystemId,
     classes: Vec<ClassParams>,
     memory: Vec<MemParams>,
+    /// Block dispatch costs (`[launch]`); zero when the profile does not give them.
+    pub launch: LaunchCosts,
+}
+
+/// How fast a core starts blocks (`[launch]` in a profile file).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct LaunchCosts {
+    /// From a block's end to the start of the block that replaces it on the core.
+    pub latency: Cycles,
+    /// Least time between two block starts on one core (dispatch throughput).
+    pub interval: Cycles,
 }
 
 impl GpuProfile {
@@ -260,6 +271,14 @@ struct RawProfile {
     classes: BTreeMap<String, RawClass>,
     #[serde(default)]
     memory: BTreeMap<String, RawMem>,
+    launch: Option<RawLaunch>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLaunch {
+    latency: f64,
+    interval: f64,
 }
 
 fn default_warp() -> u32 {
@@ -458,7 +477,15 @@ impl Resolver<'_> {
         let classes: Vec<ClassParams> = classes.into_iter().flatten().collect();
         debug_assert_eq!(classes.len(), InstClass::ALL.len());
 
+        let launch = match &raw.launch {
+            Some(l) => LaunchCosts {
+                latency: self.cycles("launch.latency".into(), l.latency)?,
+                interval: self.cycles("launch.interval".into(), l.interval)?,
+            },
+            None => LaunchCosts::default(),
+        };
         Ok(GpuProfile {
+            launch,
             display_name: raw.display_name.unwrap_or_else(|| raw.name.clone()),
             name: raw.name,
             architecture: raw.architecture,

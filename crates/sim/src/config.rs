@@ -95,6 +95,13 @@ pub struct Hardware {
     pub ticks_per_cycle: u64,
     /// Core clock for converting cycles to time.
     pub clock_mhz: f64,
+    /// Block dispatch, in ticks: a group replacing a finished one starts `dispatch_latency`
+    /// after that one ended, and two group starts on the core are at least
+    /// `dispatch_interval` apart. 0 and 0: groups start the instant a slot frees.
+    #[serde(default)]
+    pub dispatch_latency: u64,
+    #[serde(default)]
+    pub dispatch_interval: u64,
 }
 
 impl Hardware {

@@ -146,8 +146,17 @@ struct GroupSlot {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Timer {
-    Wake { slot: u32, generation: u32 },
-    GroupDone { group_slot: u32 },
+    Wake {
+        slot: u32,
+        generation: u32,
+    },
+    GroupDone {
+        group_slot: u32,
+    },
+    /// A free group slot receives its next group (after the dispatch costs).
+    GroupStart {
+        group_slot: u32,
+    },
 }
 
 pub(crate) struct Outcome {
@@ -209,6 +218,12 @@ pub(crate) struct Engine<'a> {
     window: u32,
     /// `IssueOrder::Scheduled`.
     scheduled: bool,
+    dispatch_latency: u64,
+    dispatch_interval: u64,
+    /// Start time of the latest group dispatched (started or scheduled to start).
+    last_dispatch: Option<u64>,
+    /// Groups dispatched to a slot whose start time has not come yet.
+    pending_starts: u64,
     ring_mask: u64,
     n_subs: usize,
     now: u64,
@@ -297,6 +312,10 @@ impl<'a> Engine<'a> {
             opts,
             window: opts.effective_window(),
             scheduled: opts.order == IssueOrder::Scheduled,
+            dispatch_latency: hw.dispatch_latency,
+            dispatch_interval: hw.dispatch_interval,
+            last_dispatch: None,
+            pending_starts: 0,
             ring_mask: u64::from(opts.ring) - 1,
             n_subs,
             now: 0,
@@ -318,7 +337,7 @@ impl<'a> Engine<'a> {
 
     pub(crate) fn run(mut self) -> Result<Outcome, SimError> {
         for g in 0..self.groups.len() {
-            self.start_group(g);
+            self.dispatch(g, 0);
         }
         loop {
             self.fire_timers();
@@ -611,9 +630,39 @@ impl<'a> Engine<'a> {
                     }
                     self.groups_done += 1;
                     self.end = self.end.max(self.now);
-                    self.start_group(g);
+                    let earliest = self.now + self.dispatch_latency;
+                    self.dispatch(g, earliest);
+                }
+                Timer::GroupStart { group_slot } => {
+                    self.pending_starts -= 1;
+                    self.start_group(group_slot as usize);
                 }
             }
+        }
+    }
+
+    /// Gives slot `gslot` its next group at `earliest` or later: no sooner than the dispatch
+    /// interval after the previous group start on this core.
+    fn dispatch(&mut self, gslot: usize, earliest: u64) {
+        if self.next_group + self.pending_starts >= self.groups_per_core {
+            self.groups[gslot].active = false;
+            return;
+        }
+        let at = match self.last_dispatch {
+            Some(prev) => earliest.max(prev + self.dispatch_interval),
+            None => earliest,
+        };
+        self.last_dispatch = Some(at);
+        if at <= self.now {
+            self.start_group(gslot);
+        } else {
+            self.pending_starts += 1;
+            self.timers.push(Reverse((
+                at,
+                Timer::GroupStart {
+                    group_slot: gslot as u32,
+                },
+            )));
         }
     }
 

@@ -27,6 +27,8 @@ pub fn hardware_from_profile(profile: &GpuProfile) -> Hardware {
         partitions: profile.sub_partitions.max(1),
         ticks_per_cycle: gpu::TICKS_PER_CYCLE,
         clock_mhz: profile.clock_mhz,
+        dispatch_latency: profile.launch.latency.ticks(),
+        dispatch_interval: profile.launch.interval.ticks(),
     }
 }
 

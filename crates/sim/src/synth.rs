@@ -176,6 +176,8 @@ pub fn hardware(subsystems: usize, issue_limit: Option<f64>, partitions: u32) ->
         partitions,
         ticks_per_cycle: TICKS_PER_CYCLE,
         clock_mhz: 1000.0,
+        dispatch_latency: 0,
+        dispatch_interval: 0,
     }
 }
 

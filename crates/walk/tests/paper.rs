@@ -366,6 +366,8 @@ fn axpy_one_warp_takes_the_papers_cycles() {
         partitions: 1,
         ticks_per_cycle: TPC,
         clock_mhz: 1000.0,
+        dispatch_latency: 0,
+        dispatch_interval: 0,
     };
     let costs: sim::ClassCosts = idg
         .nodes
