@@ -485,17 +485,30 @@ fn barrier_kind(op: &ptx::ast::Op) -> Option<BarrierKind> {
     })
 }
 
+/// The operands after `bar.red`'s destination register, or all of them: barrier id, then
+/// the optional thread count (then `bar.red`'s predicate).
+fn barrier_operands(inst: &Inst) -> &[Operand] {
+    let ops = inst.operands.as_slice();
+    if inst.op.mods.reduce.is_some() {
+        ops.get(1..).unwrap_or(&[])
+    } else {
+        ops
+    }
+}
+
 fn barrier_id(inst: &Inst) -> u32 {
-    match inst.srcs().first().or(inst.operands.first()) {
+    match barrier_operands(inst).first() {
         Some(Operand::Imm(v)) => *v as u32,
         _ => 0,
     }
 }
 
 fn barrier_count(inst: &Inst) -> Option<u32> {
-    let ops: Vec<&Operand> = inst.operands.iter().collect();
-    match ops.as_slice() {
-        [_, Operand::Imm(n), ..] => Some(*n as u32),
+    let ops = barrier_operands(inst);
+    // `bar.red` ends with its predicate: a count is there only with three operands.
+    let with_count = if inst.op.mods.reduce.is_some() { 3 } else { 2 };
+    match ops {
+        [_, Operand::Imm(n), ..] if ops.len() >= with_count => Some(*n as u32),
         _ => None,
     }
 }
