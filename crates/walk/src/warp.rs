@@ -22,7 +22,7 @@ use idg::{
     ResourceKind, SrcLoc,
 };
 use ir::{AddrBase, Analysis, BlockId, Inst, Kernel, LoopId, Operand, Term, Trips, WarpState};
-use ptx::ast::{Opcode, StateSpace};
+use ptx::ast::{Flag, Opcode, StateSpace};
 
 use crate::{pattern, Options, UnknownBranch, WalkError};
 
@@ -412,7 +412,10 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             if store || atomic {
                 writes.push(res);
             }
-            if !store {
+            // A non-coherent load (`ld.global.nc`, `ldu`) reads data the kernel never writes,
+            // so no store of the warp can feed it: no memory edge.
+            let read_only = op.opcode == Opcode::Ldu || op.mods.flags.contains(Flag::Nc);
+            if !store && !read_only {
                 reads.push(res);
             }
             mem = Some(MemAccess {
