@@ -52,13 +52,16 @@ pub fn results_page(p: &PageInput<'_>) -> String {
          subtracting the least-squares line through the differences (offset and drift).\n\n",
     );
     s.push_str(
-        "The base configuration follows what the H100 does (in-order issue within a warp, four \
-         scheduler sub-partitions, greedy-then-oldest issue, barriers); it was fixed before \
-         looking at these numbers, and the ablation below switches each mechanism. A core with \
-         more than eighteen waves of blocks is simulated for 8 + 8 waves and the remaining whole \
-         waves are extrapolated from the last four (every group has the same IDGs, so the \
-         schedule repeats); `--exact` simulates every block, and the crate's tests bound the \
-         WPC difference at 2 %.\n\n",
+        "The base configuration follows what the H100 does: issue in the order ptxas would \
+         schedule (dataflow within compiled basic blocks, which end at branches, barriers and \
+         IEEE div/sqrt/rcp slow paths; lookahead 4), four scheduler sub-partitions, \
+         greedy-then-oldest selection, barriers, posted stores, and the block dispatch latency \
+         and interval measured by the microbenchmarks. These mechanisms were added while \
+         looking at these numbers, each for a cause found in the PTX, the SASS or a \
+         microbenchmark; the lookahead of 4 is the one fitted value (4, 8 and 16 were tried). \
+         The ablation below switches each mechanism. Every group \
+         of the core is simulated (`--extrapolate` simulates 8 + 8 waves and extrapolates the \
+         rest, within 3 % of the exact result).\n\n",
     );
     s.push_str("## MAPE / MAPE_shape (%)\n\n");
     s.push_str(&report::markdown(ev));

@@ -176,7 +176,7 @@ fn extrapolation_matches_exact_simulation() {
                 k.spec.id, p.blocks_per_sm
             );
             assert!(
-                err < 0.02,
+                err < 0.03,
                 "{} at b={}: exact {exact}, extrapolated {fast}",
                 k.spec.id,
                 p.blocks_per_sm

@@ -107,10 +107,7 @@ fn profile_metrics_decide_the_memory_level() {
     };
     let (t, w) = map_kernel(&idgs, &g, Some(&z));
     assert!(matches!(w[..], [Warning::MetricsUnusable { .. }]), "{w:?}");
-    assert_eq!(
-        timing_of(&idgs, &t, "ld.global.f32").source,
-        MapSource::F
-    );
+    assert_eq!(timing_of(&idgs, &t, "ld.global.f32").source, MapSource::F);
 }
 
 #[test]
