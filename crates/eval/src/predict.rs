@@ -99,21 +99,17 @@ impl Variant {
                 },
             );
         }
-        push(
-            if base.sub_partitions {
-                "no-subpartitions"
-            } else {
-                "subpartitions"
-            },
-            format!(
-                "scheduler sub-partitions {}",
-                if base.sub_partitions { "off" } else { "on" }
-            ),
-            Variant {
-                sub_partitions: !base.sub_partitions,
-                ..base.clone()
-            },
+        let (name, what, v) = flipped(
+            base,
+            base.sub_partitions,
+            ["no-subpartitions", "subpartitions"],
+            [
+                "scheduler sub-partitions off",
+                "scheduler sub-partitions on",
+            ],
+            |v| v.sub_partitions = !v.sub_partitions,
         );
+        push(name, what, v);
         // The IDG is in PTX order; the hardware issues ptxas' schedule in order. Strict
         // in-order ignores the compiler's reordering, `scheduled` models it, and unconfined
         // dataflow windows bound what any reordering could give (64: the paper's model).
@@ -132,57 +128,54 @@ impl Variant {
             };
             push(name, format!("{} issue", issue_text(&v)), v);
         }
-        push(
-            if base.posted_stores {
-                "wait-stores"
-            } else {
-                "posted-stores"
-            },
-            format!(
-                "stores {}",
-                if base.posted_stores {
-                    "complete at issue + Λ (not posted)"
-                } else {
-                    "posted"
-                }
+        let flips: [Flip; 3] = [
+            (
+                base.posted_stores,
+                ["wait-stores", "posted-stores"],
+                ["stores complete at issue + Λ (not posted)", "stores posted"],
+                |v| v.posted_stores = !v.posted_stores,
             ),
-            Variant {
-                posted_stores: !base.posted_stores,
-                ..base.clone()
-            },
-        );
-        push(
-            if base.dispatch {
-                "no-dispatch"
-            } else {
-                "dispatch"
-            },
-            format!(
-                "block dispatch latency and interval {}",
-                if base.dispatch { "off" } else { "on" }
+            (
+                base.dispatch,
+                ["no-dispatch", "dispatch"],
+                [
+                    "block dispatch latency and interval off",
+                    "block dispatch latency and interval on",
+                ],
+                |v| v.dispatch = !v.dispatch,
             ),
-            Variant {
-                dispatch: !base.dispatch,
-                ..base.clone()
-            },
-        );
-        push(
-            if base.barriers {
-                "no-barriers"
-            } else {
-                "barriers"
-            },
-            format!(
-                "barriers {}",
-                if base.barriers { "ignored" } else { "honoured" }
+            (
+                base.barriers,
+                ["no-barriers", "barriers"],
+                ["barriers ignored", "barriers honoured"],
+                |v| v.barriers = !v.barriers,
             ),
-            Variant {
-                barriers: !base.barriers,
-                ..base.clone()
-            },
-        );
+        ];
+        for (on, names, whats, flip) in flips {
+            let (name, what, v) = flipped(base, on, names, whats, flip);
+            push(name, what, v);
+        }
         out
     }
+}
+
+/// An on/off mechanism of the ablation: the base's setting, (name, description) when the base
+/// has it on and when off, and the switch.
+type Flip = (bool, [&'static str; 2], [&'static str; 2], fn(&mut Variant));
+
+/// `base` with one on/off mechanism switched: its name and description are the first of
+/// each pair when the base has it on, the second when off.
+fn flipped<'n>(
+    base: &Variant,
+    on: bool,
+    names: [&'n str; 2],
+    whats: [&str; 2],
+    flip: fn(&mut Variant),
+) -> (&'n str, String, Variant) {
+    let i = usize::from(!on);
+    let mut v = base.clone();
+    flip(&mut v);
+    (names[i], whats[i].to_string(), v)
 }
 
 /// A one-line description of a variant.

@@ -111,9 +111,9 @@ impl GMetrics {
     }
 }
 
-/// D in thousandths: exact for the profilers' printed precision and keeps the
-/// bank-conflict formula in integer arithmetic.
-fn conflict_milli(d: f64) -> Option<u64> {
+/// A per-request mean (conflict degree D, sectors per request) in thousandths: exact for the
+/// profilers' printed precision and keeps the formulas in integer arithmetic.
+fn milli(d: f64) -> Option<u64> {
     (d.is_finite() && (0.0..1e12).contains(&d)).then(|| (d * 1000.0).round() as u64)
 }
 
@@ -237,10 +237,10 @@ fn usable(metrics: Option<&GMetrics>, warnings: &mut Vec<Warning>) -> Usable {
     };
     Usable {
         global,
-        shared_ld: m.shared_load_conflict_degree.and_then(conflict_milli),
-        shared_st: m.shared_store_conflict_degree.and_then(conflict_milli),
-        ld_sectors: m.load_sectors_per_request.and_then(conflict_milli),
-        st_sectors: m.store_sectors_per_request.and_then(conflict_milli),
+        shared_ld: m.shared_load_conflict_degree.and_then(milli),
+        shared_st: m.shared_store_conflict_degree.and_then(milli),
+        ld_sectors: m.load_sectors_per_request.and_then(milli),
+        st_sectors: m.store_sectors_per_request.and_then(milli),
     }
 }
 

@@ -311,16 +311,21 @@ const BARRIERS: &str = r#"
 }
 "#;
 
-#[test]
-fn barrier_nodes_are_marked_with_their_role() {
-    let fe = build(
+/// The `BARRIERS` kernel, one block of two warps.
+fn barriers() -> walk::FrontEnd {
+    build(
         BARRIERS,
         "barriers",
         [1, 1, 1],
         [64, 1, 1],
         &[],
         &Options::default(),
-    );
+    )
+}
+
+#[test]
+fn barrier_nodes_are_marked_with_their_role() {
+    let fe = barriers();
     let idg = &fe.built.idgs.classes[0].idg;
     let marked: Vec<(String, u32, BarrierKind, Option<u32>)> = idg
         .template_order()
@@ -377,14 +382,7 @@ fn barrier_nodes_are_marked_with_their_role() {
 /// count operand): the destination register comes before the barrier id.
 #[test]
 fn bar_red_names_its_barrier() {
-    let fe = build(
-        BARRIERS,
-        "barriers",
-        [1, 1, 1],
-        [64, 1, 1],
-        &[],
-        &Options::default(),
-    );
+    let fe = barriers();
     let idg = &fe.built.idgs.classes[0].idg;
     let red = idg
         .nodes
