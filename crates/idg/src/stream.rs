@@ -28,12 +28,31 @@ struct Frame<'a> {
     /// `None` for the top level.
     repeat: Option<(LoopId, u64)>,
     iteration: u64,
+    /// Distinguishes this run of the repeat from earlier runs at the same place.
+    instance: u64,
+}
+
+/// Where a stream stands in one level of the repeat tree (see [`Stream::position`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FramePosition {
+    /// Identity of the item list being read (equal for the same list of the same IDG).
+    pub body: usize,
+    /// Items of that list already read.
+    pub pos: usize,
+    /// Iterations of the repeat (0 for the top level).
+    pub count: u64,
+    /// The iteration being read, from 0.
+    pub iteration: u64,
+    /// Unique per entry into a repeat within this stream: two positions with the same instance
+    /// are the same run of the repeat, so their iterations are comparable.
+    pub instance: u64,
 }
 
 /// Walks the tree in unrolled order, yielding template node ids with their iteration context.
 #[derive(Debug, Clone)]
 pub(crate) struct Unroller<'a> {
     stack: Vec<Frame<'a>>,
+    entries: u64,
 }
 
 impl<'a> Unroller<'a> {
@@ -44,7 +63,9 @@ impl<'a> Unroller<'a> {
                 pos: 0,
                 repeat: None,
                 iteration: 0,
+                instance: 0,
             }],
+            entries: 0,
         }
     }
 
@@ -62,12 +83,16 @@ impl<'a> Unroller<'a> {
                 frame.pos += 1;
                 match item {
                     Item::Node(id) => return Some(*id),
-                    Item::Repeat(r) if r.count > 0 => self.stack.push(Frame {
-                        items: &r.body,
-                        pos: 0,
-                        repeat: Some((r.loop_id, r.count)),
-                        iteration: 0,
-                    }),
+                    Item::Repeat(r) if r.count > 0 => {
+                        self.entries += 1;
+                        self.stack.push(Frame {
+                            items: &r.body,
+                            pos: 0,
+                            repeat: Some((r.loop_id, r.count)),
+                            iteration: 0,
+                            instance: self.entries,
+                        });
+                    }
                     Item::Repeat(_) => {}
                 }
             } else {
@@ -112,6 +137,51 @@ impl<'a> Stream<'a> {
     /// The last writer (seq) of a resource so far.
     pub fn last_writer(&self, r: ResourceId) -> Option<u64> {
         self.last_writer.get(r.index()).copied().flatten()
+    }
+
+    /// The last writer of every resource, indexed by `ResourceId`.
+    pub fn last_writers(&self) -> &[Option<u64>] {
+        &self.last_writer
+    }
+
+    /// Sequence number of the next instruction.
+    pub fn next_seq(&self) -> u64 {
+        self.seq
+    }
+
+    /// The stream's place in the repeat tree, outermost level first. Two streams of one IDG
+    /// at equal positions (ignoring `instance`) with equal last writers relative to their
+    /// `next_seq` yield the same instructions with the same relative dependences.
+    pub fn position(&self) -> impl Iterator<Item = FramePosition> + '_ {
+        self.unroller.stack.iter().map(|f| FramePosition {
+            body: f.items.as_ptr() as usize,
+            pos: f.pos,
+            count: f.repeat.map_or(0, |(_, c)| c),
+            iteration: f.iteration,
+            instance: f.instance,
+        })
+    }
+
+    /// Moves the repeat at `depth` (an index into [`Self::position`]) `by` iterations ahead
+    /// without yielding them: the stream then continues as if those iterations had run with
+    /// no effect on the last writers. Sound only where the skipped iterations write exactly
+    /// what the current one left behind (a simulator that found its schedule repeating).
+    /// Returns false, changing nothing, unless the repeat keeps at least one iteration after
+    /// the current one.
+    pub fn skip_iterations(&mut self, depth: usize, by: u64) -> bool {
+        let Some(frame) = self.unroller.stack.get_mut(depth) else {
+            return false;
+        };
+        let Some((_, count)) = frame.repeat else {
+            return false;
+        };
+        match frame.iteration.checked_add(by) {
+            Some(it) if it < count => {
+                frame.iteration = it;
+                true
+            }
+            _ => false,
+        }
     }
 }
 

@@ -186,6 +186,17 @@ pub struct SimOptions {
     /// axpy time (… + Λ_fmadd + λ_mem, pipeline-performance-model-idg Fig. 1) ends the same
     /// way. Off: a store completes at issue + Λ like any instruction.
     pub posted_stores: bool,
+    /// Exact fast-forward: when the whole core returns to a state it was in before (times
+    /// relative to now, loop iterations and groups still to come aside), the run repeats
+    /// itself, and the repeats that cannot reach an end of a loop or of the launch are added
+    /// in closed form instead of simulated (`docs/simulator.md`). Results are identical
+    /// either way; off is for measuring the engine itself. Ignored while recording.
+    #[serde(default = "yes")]
+    pub fast_forward: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl Default for SimOptions {
@@ -198,6 +209,7 @@ impl Default for SimOptions {
             ring: 256,
             record: false,
             posted_stores: true,
+            fast_forward: true,
         }
     }
 }

@@ -5,7 +5,7 @@
 //! Invariant (checked by [`check_costs`]): one cost per node of the class, subsystem indices in
 //! range of the hardware.
 
-use idg::{BarrierKind, Idg, KernelIdgs, ResourceKind};
+use idg::{BarrierKind, Idg, Item, KernelIdgs, ResourceKind};
 use serde::{Deserialize, Serialize};
 
 use crate::SimError;
@@ -35,6 +35,9 @@ pub(crate) struct Prepared {
     /// An instruction the compiler lowers with a branch to a slow path, which ends the basic
     /// block its loads could be hoisted through (see [`splits_block`]).
     pub splits_block: bool,
+    /// The first instruction of a repeat body that runs at least twice: where a warp's
+    /// schedule may start repeating, so where the engine looks for a steady state.
+    pub loop_head: bool,
 }
 
 /// IEEE-rounded f32/f64 division, reciprocal and square root, and 64-bit integer division
@@ -72,6 +75,8 @@ pub(crate) fn prepare(
     lambda_scale: u64,
     posted_stores: bool,
 ) -> Vec<Prepared> {
+    let mut heads = vec![false; idg.nodes.len()];
+    mark_loop_heads(&idg.body, &mut heads);
     idg.nodes
         .iter()
         .zip(costs)
@@ -89,6 +94,7 @@ pub(crate) fn prepare(
                     .unwrap_or(warps_per_group),
             }),
             splits_block: splits_block(&node.op),
+            loop_head: false,
             posted: posted_stores
                 && node.barrier.is_none()
                 && node.mem.is_some_and(|m| m.store)
@@ -97,7 +103,22 @@ pub(crate) fn prepare(
                     .iter()
                     .all(|&r| matches!(idg.resources[r.index()].kind, ResourceKind::Memory)),
         })
+        .zip(heads)
+        .map(|(p, loop_head)| Prepared { loop_head, ..p })
         .collect()
+}
+
+fn mark_loop_heads(items: &[Item], heads: &mut [bool]) {
+    for item in items {
+        if let Item::Repeat(r) = item {
+            if r.count >= 2 {
+                if let Some(Item::Node(first)) = r.body.first() {
+                    heads[first.index()] = true;
+                }
+            }
+            mark_loop_heads(&r.body, heads);
+        }
+    }
 }
 
 /// Checks that `costs` has one table per class with one entry per node, subsystems in range.

@@ -33,6 +33,9 @@ use crate::cost::{prepare, ClassCosts, Prepared};
 use crate::result::{Counters, IssueRecord};
 use crate::SimError;
 
+mod steady;
+use steady::FastForward;
+
 /// Cumulative busy time of a resource whose busy intervals never overlap.
 #[derive(Debug, Clone, Copy, Default)]
 struct BusyLog {
@@ -161,6 +164,7 @@ enum Timer {
 
 pub(crate) struct Outcome {
     pub ticks: u64,
+    pub fast_forwarded: u64,
     pub counters: Counters,
     pub sub_busy: Vec<u64>,
     pub records: Vec<IssueRecord>,
@@ -242,6 +246,14 @@ pub(crate) struct Engine<'a> {
     end: u64,
     counters: Counters,
     records: Vec<IssueRecord>,
+    /// Steady-state detection (`SimOptions::fast_forward`); off while recording.
+    ff: Option<FastForward>,
+    /// A checkpoint is wanted at the end of this instant (see [`steady`]).
+    checkpoint_due: bool,
+    /// Local group index from which every group runs the same warp classes.
+    uniform_from: u64,
+    /// The oldest warp still fetching: its loop iterations pace the checkpoints.
+    pacer: usize,
 }
 
 impl<'a> Engine<'a> {
@@ -332,6 +344,16 @@ impl<'a> Engine<'a> {
             end: 0,
             counters: Counters::default(),
             records: Vec::new(),
+            ff: (opts.fast_forward && !opts.record).then(FastForward::default),
+            checkpoint_due: false,
+            pacer: 0,
+            // Groups not walked reuse the classes of the first walked one.
+            uniform_from: kernel
+                .groups_built
+                .iter()
+                .map(|&g| g / u64::from(exec.sm_count.max(1)) + 1)
+                .max()
+                .unwrap_or(0),
         }
     }
 
@@ -344,7 +366,14 @@ impl<'a> Engine<'a> {
             for p in 0..self.parts.len() {
                 self.issue_phase(p);
             }
-            let next = self.next_instant();
+            let mut next = self.next_instant();
+            // Checkpoints only between instants, so that nothing set after one shares its time.
+            if self.checkpoint_due && next != UNKNOWN && next > self.now {
+                self.checkpoint_due = false;
+                if self.checkpoint() {
+                    next = self.next_instant();
+                }
+            }
             if next == UNKNOWN {
                 break;
             }
@@ -352,6 +381,7 @@ impl<'a> Engine<'a> {
             // it fires on the next round without advancing time.
             self.now = next;
         }
+        let fast_forwarded = self.ff.as_ref().map_or(0, |ff| ff.skipped_instructions);
         if self.groups_done < self.groups_per_core {
             return Err(SimError::Deadlock {
                 cycle_ticks: self.now,
@@ -368,6 +398,7 @@ impl<'a> Engine<'a> {
         }
         Ok(Outcome {
             ticks: self.end,
+            fast_forwarded,
             counters: self.counters,
             sub_busy,
             records: self.records,
@@ -396,6 +427,7 @@ impl<'a> Engine<'a> {
         };
         group.exited = 0;
         group.barriers.clear();
+        self.checkpoint_due = true;
         self.counters.warps += wpg as u64;
         let kernel: &'a KernelIdgs = self.kernel;
         let prepared: &'a [Vec<Prepared>] = self.prepared;
@@ -449,6 +481,7 @@ impl<'a> Engine<'a> {
             self.rank_of[slot as usize] = rank as u32;
         }
         self.slot_of = order;
+        self.find_pacer();
         for p in &mut self.parts {
             for sub in &mut p.subs {
                 sub.ready_warps.iter_mut().for_each(|w| *w = 0);
@@ -462,6 +495,15 @@ impl<'a> Engine<'a> {
                 }
             }
         }
+    }
+
+    fn find_pacer(&mut self) {
+        self.pacer = self
+            .slot_of
+            .iter()
+            .map(|&s| s as usize)
+            .find(|&s| self.warps[s].active && !self.warps[s].exhausted)
+            .unwrap_or(usize::MAX);
     }
 
     /// Fetches instructions of a warp into its window while there is room.
@@ -480,6 +522,9 @@ impl<'a> Engine<'a> {
                 if w.peeked.is_none() {
                     w.exhausted = true;
                     w.stream = None;
+                    if self.pacer == slot {
+                        self.find_pacer();
+                    }
                     return;
                 }
             }
@@ -487,6 +532,9 @@ impl<'a> Engine<'a> {
                 return;
             };
             let prep = w.prep[inst.node.index()];
+            if prep.loop_head && self.pacer == slot {
+                self.checkpoint_due = true;
+            }
             if prep.barrier.is_some() && w.unissued > 0 {
                 return;
             }

@@ -110,6 +110,7 @@ pub fn simulate_with_records(
         concurrent_groups: u64::from(exec.concurrent_groups).min(exec.groups_per_core()) as u32,
         groups: exec.groups_per_core(),
         instructions: c.instructions,
+        fast_forwarded: out.fast_forwarded,
         wpc: per_cycle(c.warps),
         ipc: per_cycle(c.instructions),
         subsystems,

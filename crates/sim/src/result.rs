@@ -25,6 +25,35 @@ pub(crate) struct Counters {
     pub stall_not_selected: u64,
 }
 
+impl Counters {
+    fn fields(&mut self) -> [&mut u64; 7] {
+        [
+            &mut self.warps,
+            &mut self.instructions,
+            &mut self.stall_dependence,
+            &mut self.stall_subsystem,
+            &mut self.stall_issue_limit,
+            &mut self.stall_barrier,
+            &mut self.stall_not_selected,
+        ]
+    }
+
+    /// `self - earlier`, field by field (counters only grow).
+    pub fn since(mut self, mut earlier: Counters) -> Counters {
+        for (a, b) in self.fields().into_iter().zip(earlier.fields()) {
+            *a -= *b;
+        }
+        self
+    }
+
+    /// Adds `m` times `d`, field by field.
+    pub fn add_times(&mut self, mut d: Counters, m: u64) {
+        for (a, b) in self.fields().into_iter().zip(d.fields()) {
+            *a += *b * m;
+        }
+    }
+}
+
 /// One issued instruction, kept when `SimOptions::record` is set. Times in ticks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IssueRecord {
@@ -85,6 +114,10 @@ pub struct SimResult {
     pub concurrent_groups: u32,
     pub groups: u64,
     pub instructions: u64,
+    /// Of `instructions`, those a fast-forward over a repeating schedule accounted for in
+    /// closed form instead of issuing one by one (`SimOptions::fast_forward`).
+    #[serde(default)]
+    pub fast_forwarded: u64,
     /// Warp throughput (warps per cycle).
     pub wpc: f64,
     /// Warp instructions per cycle.
@@ -115,7 +148,15 @@ impl SimResult {
             "warps         {} in {} groups, {} concurrent ({} groups)",
             self.warps, self.groups, self.occupancy_warps, self.concurrent_groups
         );
-        let _ = writeln!(s, "instructions  {}", self.instructions);
+        if self.fast_forwarded > 0 {
+            let _ = writeln!(
+                s,
+                "instructions  {}  ({} fast-forwarded)",
+                self.instructions, self.fast_forwarded
+            );
+        } else {
+            let _ = writeln!(s, "instructions  {}", self.instructions);
+        }
         let _ = writeln!(s, "WPC           {:.6}", self.wpc);
         let _ = writeln!(s, "IPC           {:.6}", self.ipc);
         let _ = writeln!(

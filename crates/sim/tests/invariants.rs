@@ -70,6 +70,7 @@ proptest! {
             ring: 8,
             record: true,
             posted_stores: in_order,
+            fast_forward: true,
         };
         let (r, recs) = simulate_with_records(&k.kernel, &costs, &hw, &exec(&k, concurrent), &opts).unwrap();
         let per_warp = k.kernel.classes[0].idg.instruction_count();

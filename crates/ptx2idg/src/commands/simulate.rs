@@ -85,6 +85,10 @@ pub struct SimulateArgs {
     /// leaving them posted once the pipeline accepted them (issue + λ).
     #[arg(long)]
     wait_stores: bool,
+    /// Simulate every repeat of a steady state instead of fast-forwarding over it (same
+    /// results, slower; for measuring the engine).
+    #[arg(long)]
+    no_fast_forward: bool,
     /// Write the execution profile as a Chrome trace (Perfetto, chrome://tracing).
     #[arg(long, value_name = "FILE")]
     profile: Option<PathBuf>,
@@ -194,6 +198,7 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
         ring: (args.window.max(1) * 4).next_power_of_two(),
         record: args.profile.is_some() || args.profile_svg.is_some(),
         posted_stores: !args.wait_stores,
+        fast_forward: !args.no_fast_forward,
     };
     let launch = sim::Launch {
         regs_per_thread: args.regs,

@@ -1,0 +1,627 @@
+//! Exact fast-forward over a repeating schedule.
+//!
+//! The engine is deterministic, and what it does next depends only on its state with every
+//! time taken relative to `now`, apart from two kinds of counters that only matter when they
+//! reach a limit: the groups started so far (against the groups of the core) and the iteration
+//! of each repeat a warp's stream is in (against the repeat's count). At checkpoints (a group
+//! start, or the oldest warp entering an iteration of a loop; always between two instants)
+//! the engine encodes that relative state as a key. When a key equals an earlier one, the run
+//! between the two is a *period*: from here the engine would replay it again and again, each
+//! time adding the same time, counters, groups started and iterations per repeat, until a
+//! counter gets near its limit. The periods that cannot reach a limit are skipped: every
+//! stored time moves forward by their length, the counters grow by their sum, and the run goes
+//! on to simulate the approach to the limits for real.
+//!
+//! The stall breakdown needs more care than the schedule. The times it reads (a warp's last
+//! issue, when a waiting instruction became ready, busy time seen then) decide no issue, so
+//! they are not part of the key; each must instead either repeat relative to now (the warp
+//! took part in the period) or stay where it was (a warp that did not issue at all in the
+//! period, such as one starved by a greedy scheduler, keeps waiting through the skipped ones
+//! and is charged the whole wait when it issues).
+//!
+//! Keys are compared word for word, not only by hash.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, VecDeque};
+
+use super::{Engine, Timer, UNKNOWN};
+use crate::result::Counters;
+
+/// Checkpoints kept for comparison, and the words their keys may hold in all.
+const KEPT: usize = 256;
+const KEPT_WORDS: usize = 1 << 21;
+
+/// One repeat a warp's stream is inside, at a checkpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Progress {
+    slot: u32,
+    depth: u32,
+    generation: u32,
+    instance: u64,
+    iteration: u64,
+    count: u64,
+}
+
+/// A value only the stall breakdown reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Field {
+    LastIssue { slot: u32 },
+    SpanStart { slot: u32 },
+    SpanEnd { slot: u32 },
+    Enter { slot: u32, seq: u64 },
+    BusySnap { slot: u32, seq: u64 },
+    ValveSnap { slot: u32, seq: u64 },
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Affine {
+    field: Field,
+    value: u64,
+    /// The value relative to now (a time) or to the running total it snapshots (busy time).
+    relative: u64,
+}
+
+#[derive(Debug)]
+struct Checkpoint {
+    hash: u64,
+    key: Vec<u64>,
+    progress: Vec<Progress>,
+    affine: Vec<Affine>,
+    next_group: u64,
+    now: u64,
+    counters: Counters,
+    groups_done: u64,
+    /// Cumulative busy time of every subsystem of every partition at `now`, then of every
+    /// partition's valve.
+    busy: Vec<u64>,
+}
+
+#[derive(Debug, Default)]
+pub(super) struct FastForward {
+    kept: VecDeque<Checkpoint>,
+    kept_words: usize,
+    /// Hash of a key to the serial number of the latest checkpoint with it.
+    by_hash: HashMap<u64, u64>,
+    /// Serial number of `kept[0]`.
+    first_serial: u64,
+    /// No checkpoint before this many instructions issued: encoding costs about as much as
+    /// issuing an instruction per few key words, so checkpoints are spaced by key size.
+    next_at: u64,
+    pub(super) skipped_instructions: u64,
+}
+
+impl FastForward {
+    fn forget(&mut self) {
+        self.kept.clear();
+        self.kept_words = 0;
+        self.by_hash.clear();
+        self.first_serial = 0;
+    }
+
+    fn keep(&mut self, c: Checkpoint) {
+        let serial = self.first_serial + self.kept.len() as u64;
+        self.kept_words += c.key.len();
+        self.by_hash.insert(c.hash, serial);
+        self.kept.push_back(c);
+        while self.kept.len() > KEPT || (self.kept_words > KEPT_WORDS && self.kept.len() > 1) {
+            if let Some(old) = self.kept.pop_front() {
+                self.kept_words -= old.key.len();
+                if self.by_hash.get(&old.hash) == Some(&self.first_serial) {
+                    self.by_hash.remove(&old.hash);
+                }
+                self.first_serial += 1;
+            }
+        }
+    }
+
+    fn lookup(&self, hash: u64, key: &[u64]) -> Option<&Checkpoint> {
+        let serial = *self.by_hash.get(&hash)?;
+        let c = self
+            .kept
+            .get(serial.checked_sub(self.first_serial)? as usize)?;
+        (c.key == key).then_some(c)
+    }
+}
+
+fn hash_words(words: &[u64]) -> u64 {
+    // A multiply-rotate mix: only a filter, every match is confirmed word for word.
+    words.iter().fold(0x9e37_79b9_7f4a_7c15u64, |h, &w| {
+        (h.rotate_left(5) ^ w).wrapping_mul(0x5851_f42d_4c95_7f2d)
+    })
+}
+
+/// What skipping `m` periods adds.
+struct Skip {
+    ticks: u64,
+    counters: Counters,
+    groups_done: u64,
+    groups: u64,
+    /// Per subsystem of every partition, then per partition's valve.
+    busy: Vec<u64>,
+    iterations: Vec<(u32, u32, u64)>,
+    /// Fields that stayed put through the period, with their values.
+    frozen: Vec<(Field, u64)>,
+}
+
+impl Engine<'_> {
+    /// Takes a checkpoint if one is due; when the state repeats an earlier checkpoint, skips
+    /// every whole period that stays clear of the limits. True if it skipped.
+    pub(super) fn checkpoint(&mut self) -> bool {
+        let Some(ff) = self.ff.as_ref() else {
+            return false;
+        };
+        if self.counters.instructions < ff.next_at {
+            return false;
+        }
+        let mut key = Vec::new();
+        let mut progress = Vec::new();
+        let mut affine = Vec::new();
+        self.encode(&mut key, &mut progress, &mut affine);
+        let hash = hash_words(&key);
+        let words = key.len() as u64;
+        let skip = ff.lookup(hash, &key).and_then(|old| {
+            let m = self.repeats(old, &progress)?;
+            self.skip(old, &progress, &affine, m)
+        });
+        let busy = self.busy_now();
+        let next_at = self.counters.instructions + (words / 8).max(64);
+        let Some(ff) = self.ff.as_mut() else {
+            return false;
+        };
+        ff.next_at = next_at;
+        match skip {
+            Some(d) => {
+                ff.forget();
+                ff.skipped_instructions += d.counters.instructions;
+                self.apply(d);
+                true
+            }
+            None => {
+                ff.keep(Checkpoint {
+                    hash,
+                    key,
+                    progress,
+                    affine,
+                    next_group: self.next_group,
+                    now: self.now,
+                    counters: self.counters,
+                    groups_done: self.groups_done,
+                    busy,
+                });
+                false
+            }
+        }
+    }
+
+    fn busy_now(&self) -> Vec<u64> {
+        let now = self.now;
+        let subs = self
+            .parts
+            .iter()
+            .flat_map(|p| p.subs.iter().map(move |s| s.busy.at(now)));
+        subs.chain(self.parts.iter().map(|p| p.valve.at(now)))
+            .collect()
+    }
+
+    /// How many more periods like the one since `old` can be skipped without any warp
+    /// reaching the end of a repeat it is in or the core running out of groups to start
+    /// (None: not a period, or none can be skipped).
+    fn repeats(&self, old: &Checkpoint, progress: &[Progress]) -> Option<u64> {
+        if old.progress.len() != progress.len() {
+            return None;
+        }
+        let mut m = u64::MAX;
+        let mut advanced = false;
+        for (a, b) in old.progress.iter().zip(progress) {
+            if a.iteration == b.iteration {
+                continue;
+            }
+            // Only the same run of a repeat may differ, and only forward.
+            if a.slot != b.slot
+                || a.depth != b.depth
+                || a.generation != b.generation
+                || a.instance != b.instance
+                || b.iteration < a.iteration
+            {
+                return None;
+            }
+            let d = b.iteration - a.iteration;
+            // Every iteration check of a skipped period must pass: iteration + 1 < count.
+            m = m.min(b.count.saturating_sub(1 + b.iteration) / d);
+            advanced = true;
+        }
+        // Every dispatch of a skipped period must find a group to start, with up to one
+        // pending start per group slot; and all those groups run the same classes.
+        let room = self
+            .groups_per_core
+            .checked_sub(self.next_group + self.groups.len() as u64 + 1);
+        if let Some(per_group) = room.and_then(|r| r.checked_div(self.next_group - old.next_group))
+        {
+            if old.next_group < self.uniform_from {
+                return None;
+            }
+            m = m.min(per_group);
+            advanced = true;
+        } else if self.next_group > old.next_group {
+            return None;
+        }
+        (advanced && m > 0 && m != u64::MAX).then_some(m)
+    }
+
+    /// The effect of `m` more periods like the one since `old`; None if a stall-only value
+    /// neither repeats nor stays put.
+    fn skip(
+        &self,
+        old: &Checkpoint,
+        progress: &[Progress],
+        affine: &[Affine],
+        m: u64,
+    ) -> Option<Skip> {
+        if old.affine.len() != affine.len() {
+            return None;
+        }
+        let mut frozen = Vec::new();
+        for (a, b) in old.affine.iter().zip(affine) {
+            if a.relative != b.relative {
+                if a.value != b.value {
+                    return None;
+                }
+                frozen.push((b.field, b.value));
+            }
+        }
+        let mut counters = Counters::default();
+        counters.add_times(self.counters.since(old.counters), m);
+        let busy = self
+            .busy_now()
+            .iter()
+            .zip(&old.busy)
+            .map(|(b, a)| (b - a) * m)
+            .collect();
+        let iterations = old
+            .progress
+            .iter()
+            .zip(progress)
+            .filter(|(a, b)| a.iteration != b.iteration)
+            .map(|(a, b)| (b.slot, b.depth, (b.iteration - a.iteration) * m))
+            .collect();
+        Some(Skip {
+            ticks: (self.now - old.now) * m,
+            counters,
+            groups_done: (self.groups_done - old.groups_done) * m,
+            groups: (self.next_group - old.next_group) * m,
+            busy,
+            iterations,
+            frozen,
+        })
+    }
+
+    /// Moves the run `d.ticks` ahead: every stored time, busy total and counter as after the
+    /// skipped periods, frozen stall values as they were.
+    fn apply(&mut self, d: Skip) {
+        let dt = d.ticks;
+        let sh = |t: &mut u64| {
+            if *t != UNKNOWN {
+                *t += dt;
+            }
+        };
+        self.now += dt;
+        self.counters.add_times(d.counters, 1);
+        self.groups_done += d.groups_done;
+        self.next_group += d.groups;
+        if let Some(t) = self.last_dispatch.as_mut() {
+            sh(t);
+        }
+        self.timers = std::mem::take(&mut self.timers)
+            .into_iter()
+            .map(|Reverse((t, timer))| Reverse((t + dt, timer)))
+            .collect();
+        let n_subs = self.n_subs;
+        let n_parts = self.parts.len();
+        let sub_busy = |p: usize, s: usize| d.busy[p * n_subs + s];
+        let valve_busy = |p: usize| d.busy[n_parts * n_subs + p];
+        for (pi, p) in self.parts.iter_mut().enumerate() {
+            sh(&mut p.valve_next);
+            p.valve.last_start += dt;
+            p.valve.before_last += valve_busy(pi);
+            for (si, s) in p.subs.iter_mut().enumerate() {
+                sh(&mut s.next_free);
+                s.busy.last_start += dt;
+                s.busy.before_last += sub_busy(pi, si);
+                let pending: BinaryHeap<_> = std::mem::take(&mut s.pending)
+                    .into_iter()
+                    .map(|Reverse((r, slot, seq))| Reverse((r + dt, slot, seq)))
+                    .collect();
+                s.pending = pending;
+            }
+        }
+        for g in &mut self.groups {
+            sh(&mut g.finish);
+        }
+        let mask = self.ring_mask;
+        for w in &mut self.warps {
+            if !w.active {
+                continue;
+            }
+            sh(&mut w.last_issue);
+            sh(&mut w.max_complete);
+            if let Some((a, b)) = w.barrier_span.as_mut() {
+                sh(a);
+                sh(b);
+            }
+            for (sub, list) in w.ready.iter().enumerate() {
+                for &seq in list.iter() {
+                    let s = &mut w.ring[(seq & mask) as usize];
+                    sh(&mut s.enter);
+                    s.busy_snap += sub_busy(w.part, sub);
+                    s.valve_snap += valve_busy(w.part);
+                }
+            }
+            for seq in w.base..w.fetched {
+                let s = &mut w.ring[(seq & mask) as usize];
+                if s.issued {
+                    sh(&mut s.complete);
+                } else {
+                    sh(&mut s.ready);
+                }
+            }
+        }
+        for (field, value) in d.frozen {
+            match field {
+                Field::LastIssue { slot } => self.warps[slot as usize].last_issue = value,
+                Field::SpanStart { slot } | Field::SpanEnd { slot } => {
+                    if let Some(s) = self.warps[slot as usize].barrier_span.as_mut() {
+                        if matches!(field, Field::SpanStart { .. }) {
+                            s.0 = value;
+                        } else {
+                            s.1 = value;
+                        }
+                    }
+                }
+                Field::Enter { slot, seq }
+                | Field::BusySnap { slot, seq }
+                | Field::ValveSnap { slot, seq } => {
+                    let s = &mut self.warps[slot as usize].ring[(seq & mask) as usize];
+                    match field {
+                        Field::Enter { .. } => s.enter = value,
+                        Field::BusySnap { .. } => s.busy_snap = value,
+                        _ => s.valve_snap = value,
+                    }
+                }
+            }
+        }
+        for (slot, depth, by) in d.iterations {
+            let skipped = self.warps[slot as usize]
+                .stream
+                .as_mut()
+                .is_some_and(|s| s.skip_iterations(depth as usize, by));
+            debug_assert!(skipped, "a repeat was skipped past its end");
+        }
+    }
+
+    /// Writes the state that decides the schedule, with times relative to `now`, sequence
+    /// numbers relative to each warp's oldest kept instruction, and without the counters that
+    /// only matter at their limits (those go to `progress`) or the values only the stall
+    /// breakdown reads (those go to `affine`). Values that can no longer be read (times
+    /// already past where only their passing matters, ring slots outside the live range) are
+    /// left out so that equivalent states encode equally.
+    fn encode(&self, key: &mut Vec<u64>, progress: &mut Vec<Progress>, affine: &mut Vec<Affine>) {
+        let now = self.now;
+        let rel = |t: u64| t.wrapping_sub(now);
+        // A time compared only against later instants: anything not after now is alike.
+        let future = |t: u64| {
+            if t == UNKNOWN {
+                u64::MAX
+            } else {
+                t.saturating_sub(now)
+            }
+        };
+
+        // The next group may start no sooner than this; dispatches happen at or after now.
+        key.push(
+            self.last_dispatch
+                .map_or(0, |t| future(t + self.dispatch_interval)),
+        );
+        key.push(self.pending_starts);
+        for p in &self.parts {
+            // Busy logs are read at or after now only (later promotions have readiness times
+            // past now), relative to their value now: only the end of the last interval counts.
+            key.extend([
+                future(p.valve_next),
+                future(p.valve.last_start + p.valve.last_len),
+                p.last_warp.map_or(u64::MAX, u64::from),
+            ]);
+            for s in &p.subs {
+                key.extend([
+                    future(s.next_free),
+                    future(s.busy.last_start + s.busy.last_len),
+                    u64::from(s.ready_count),
+                ]);
+                key.extend(&s.ready_warps);
+                let mut pending: Vec<(u64, u32, u64)> = s
+                    .pending
+                    .iter()
+                    .map(|r| {
+                        let (t, slot, seq) = r.0;
+                        (rel(t), slot, seq - self.warps[slot as usize].base)
+                    })
+                    .collect();
+                pending.sort_unstable();
+                key.push(pending.len() as u64);
+                for (t, slot, seq) in pending {
+                    key.extend([t, u64::from(slot), seq]);
+                }
+            }
+        }
+        key.extend(self.rank_of.iter().map(|&r| u64::from(r)));
+        for g in &self.groups {
+            key.extend([
+                u64::from(g.active),
+                u64::from(g.live),
+                future(g.finish),
+                g.all_mask,
+                g.exited,
+                g.barriers.len() as u64,
+            ]);
+            for b in &g.barriers {
+                key.extend([
+                    u64::from(b.id),
+                    u64::from(b.expected),
+                    b.arrived,
+                    b.waiting.len() as u64,
+                ]);
+                for &(slot, seq) in &b.waiting {
+                    key.extend([u64::from(slot), seq - self.warps[slot as usize].base]);
+                }
+            }
+        }
+        let mut timers: Vec<(u64, u64, u64)> = self
+            .timers
+            .iter()
+            .map(|r| {
+                let (t, timer) = r.0;
+                let (kind, what) = match timer {
+                    Timer::Wake { slot, generation } => {
+                        let live = self.warps[slot as usize].generation == generation;
+                        (u64::from(live), u64::from(slot))
+                    }
+                    Timer::GroupDone { group_slot } => (2, u64::from(group_slot)),
+                    Timer::GroupStart { group_slot } => (3, u64::from(group_slot)),
+                };
+                (rel(t), kind, what)
+            })
+            .collect();
+        timers.sort_unstable();
+        key.push(timers.len() as u64);
+        for (t, kind, what) in timers {
+            key.extend([t, kind, what]);
+        }
+        for slot in 0..self.warps.len() {
+            self.encode_warp(slot, key, progress, affine);
+        }
+    }
+
+    fn encode_warp(
+        &self,
+        slot: usize,
+        key: &mut Vec<u64>,
+        progress: &mut Vec<Progress>,
+        affine: &mut Vec<Affine>,
+    ) {
+        let now = self.now;
+        let future = |t: u64| {
+            if t == UNKNOWN {
+                u64::MAX
+            } else {
+                t.saturating_sub(now)
+            }
+        };
+        let time = |field, t: u64| Affine {
+            field,
+            value: t,
+            relative: t.wrapping_sub(now),
+        };
+        let w = &self.warps[slot];
+        key.extend([u64::from(w.active), u64::from(w.finished)]);
+        if !w.active {
+            return;
+        }
+        let id = slot as u32;
+        let base = w.base;
+        // A sequence number that may be older than the ring: those are complete and ignored.
+        let seq_rel = |s: u64| if s < base { u64::MAX } else { s - base };
+        key.extend([
+            u64::from(w.class),
+            u64::from(w.exhausted),
+            w.fetched - base,
+            u64::from(w.unissued),
+            w.fence.map_or(u64::MAX, seq_rel),
+            u64::from(w.wake_pending),
+            future(w.max_complete),
+        ]);
+        affine.push(time(Field::LastIssue { slot: id }, w.last_issue));
+        let block_end = w
+            .block_end
+            .filter(|&b| b >= base && !w.ring[(b & self.ring_mask) as usize].issued);
+        key.push(block_end.map_or(u64::MAX, |b| b - base));
+        match w.barrier_span {
+            Some((a, b)) => {
+                key.push(1);
+                affine.push(time(Field::SpanStart { slot: id }, a));
+                affine.push(time(Field::SpanEnd { slot: id }, b));
+            }
+            None => key.push(0),
+        }
+        match &w.peeked {
+            Some(inst) => {
+                key.extend([1, u64::from(inst.node.0), seq_rel(inst.seq)]);
+                key.push(inst.preds.len() as u64);
+                key.extend(inst.preds.iter().map(|&p| seq_rel(p)));
+            }
+            None => key.push(0),
+        }
+        match &w.stream {
+            Some(stream) => {
+                key.push(seq_rel(stream.next_seq()));
+                for (depth, f) in stream.position().enumerate() {
+                    key.extend([f.body as u64, f.pos as u64, f.count]);
+                    if f.count > 0 {
+                        progress.push(Progress {
+                            slot: id,
+                            depth: depth as u32,
+                            generation: w.generation,
+                            instance: f.instance,
+                            iteration: f.iteration,
+                            count: f.count,
+                        });
+                    }
+                }
+                key.push(u64::MAX);
+                key.extend(
+                    stream
+                        .last_writers()
+                        .iter()
+                        .map(|l| l.map_or(u64::MAX, seq_rel)),
+                );
+            }
+            None => key.push(u64::MAX - 1),
+        }
+        let p = &self.parts[w.part];
+        let valve_now = p.valve.at(now);
+        for (sub, list) in w.ready.iter().enumerate() {
+            let busy_now = p.subs[sub].busy.at(now);
+            let mut seqs: Vec<u64> = list.to_vec();
+            seqs.sort_unstable();
+            key.push(seqs.len() as u64);
+            for seq in seqs {
+                let s = &w.ring[(seq & self.ring_mask) as usize];
+                key.push(seq - base);
+                affine.push(time(Field::Enter { slot: id, seq }, s.enter));
+                affine.push(Affine {
+                    field: Field::BusySnap { slot: id, seq },
+                    value: s.busy_snap,
+                    relative: busy_now.wrapping_sub(s.busy_snap),
+                });
+                affine.push(Affine {
+                    field: Field::ValveSnap { slot: id, seq },
+                    value: s.valve_snap,
+                    relative: valve_now.wrapping_sub(s.valve_snap),
+                });
+            }
+        }
+        for seq in base..w.fetched {
+            let s = &w.ring[(seq & self.ring_mask) as usize];
+            key.push(u64::from(s.node));
+            if s.issued {
+                key.push(future(s.complete));
+            } else {
+                key.extend([
+                    u64::MAX - 1,
+                    future(s.ready),
+                    u64::from(s.waiting_on),
+                    s.waiters.len() as u64,
+                ]);
+                key.extend(s.waiters.iter().map(|&d| d - base));
+            }
+        }
+    }
+}

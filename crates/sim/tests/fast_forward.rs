@@ -1,0 +1,212 @@
+//! Fast-forward over a repeating schedule is exact: every result equals that of the run that
+//! simulates each instruction, and the fixtures below are chosen so that it does skip.
+
+use idg::BarrierKind;
+use proptest::prelude::*;
+use sim::synth::{self, Piece, SynthNode, TABLE2};
+use sim::{simulate, ExecConfig, Hardware, IssueOrder, Scheduler, SimOptions, SimResult};
+
+/// Both runs; asserts equal results and returns them with the fast-forwarded count.
+fn both(
+    k: &synth::SynthKernel,
+    table: &[(f64, f64)],
+    hw: &Hardware,
+    exec: &ExecConfig,
+    opts: SimOptions,
+) -> (SimResult, u64) {
+    let costs = synth::costs_for(k, table, hw);
+    let slow = simulate(
+        &k.kernel,
+        &costs,
+        hw,
+        exec,
+        &SimOptions {
+            fast_forward: false,
+            ..opts
+        },
+    )
+    .unwrap();
+    let fast = simulate(
+        &k.kernel,
+        &costs,
+        hw,
+        exec,
+        &SimOptions {
+            fast_forward: true,
+            ..opts
+        },
+    )
+    .unwrap();
+    assert_eq!(slow.fast_forwarded, 0);
+    let skipped = fast.fast_forwarded;
+    assert_eq!(
+        SimResult {
+            fast_forwarded: 0,
+            ..fast
+        },
+        slow
+    );
+    (slow, skipped)
+}
+
+fn exec(k: &synth::SynthKernel, concurrent: u32) -> ExecConfig {
+    ExecConfig {
+        warps_per_group: k.kernel.warps_per_group,
+        concurrent_groups: concurrent,
+        total_groups: k.kernel.total_groups(),
+        sm_count: 1,
+    }
+}
+
+fn options(sched: Scheduler, order: IssueOrder, parts: bool) -> SimOptions {
+    SimOptions {
+        scheduler: sched,
+        order,
+        sub_partitions: parts,
+        window: 8,
+        ring: 32,
+        ..SimOptions::default()
+    }
+}
+
+#[test]
+fn many_groups_skip_whole_waves() {
+    let k = synth::paper_example(4, 5000);
+    let mut hw = synth::hardware(2, Some(1.0), 2);
+    hw.dispatch_latency = 3 * synth::TICKS_PER_CYCLE;
+    hw.dispatch_interval = 2 * synth::TICKS_PER_CYCLE;
+    for sched in Scheduler::ALL {
+        for order in [IssueOrder::Dataflow, IssueOrder::InOrder] {
+            for parts in [false, true] {
+                for concurrent in [1, 3, 8] {
+                    let (r, skipped) = both(
+                        &k,
+                        &TABLE2,
+                        &hw,
+                        &exec(&k, concurrent),
+                        options(sched, order, parts),
+                    );
+                    assert!(
+                        skipped > r.instructions / 2,
+                        "{sched} {order:?} parts={parts} γ={concurrent}: only {skipped} of {} skipped",
+                        r.instructions
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn long_loops_skip_iterations() {
+    let k = synth::instruction_mix(3, 5000, 1, 16);
+    let hw = synth::hardware(2, Some(2.0), 4);
+    for sched in Scheduler::ALL {
+        for order in [
+            IssueOrder::Dataflow,
+            IssueOrder::InOrder,
+            IssueOrder::Scheduled,
+        ] {
+            let (r, skipped) = both(
+                &k,
+                &[(0.25, 6.0), (1.0, 15.0)],
+                &hw,
+                &exec(&k, 1),
+                options(sched, order, true),
+            );
+            assert!(
+                skipped > r.instructions / 2,
+                "{sched} {order:?}: only {skipped} of {} skipped",
+                r.instructions
+            );
+        }
+    }
+}
+
+#[test]
+fn barriers_and_nested_loops_stay_exact() {
+    let op = |s, r: &[u32], w: &[u32]| Piece::Node(SynthNode::op(s, r, w));
+    let body = vec![
+        op(0, &[], &[1]),
+        Piece::Repeat(
+            300,
+            vec![
+                op(1, &[1], &[2]),
+                Piece::Repeat(3, vec![op(0, &[2, 3], &[3])]),
+                Piece::Node(SynthNode::barrier(2, BarrierKind::Sync)),
+                op(0, &[3], &[1]),
+            ],
+        ),
+        op(1, &[1], &[4]),
+    ];
+    let k = synth::build(&body, 4, 40);
+    let hw = synth::hardware(3, Some(2.0), 2);
+    let table = [(0.5, 4.0), (2.0, 30.0), (1.0, 2.0)];
+    for sched in Scheduler::ALL {
+        for parts in [false, true] {
+            let (r, skipped) = both(
+                &k,
+                &table,
+                &hw,
+                &exec(&k, 3),
+                options(sched, IssueOrder::Dataflow, parts),
+            );
+            assert!(
+                skipped > 0,
+                "{sched} parts={parts}: nothing skipped of {}",
+                r.instructions
+            );
+        }
+    }
+}
+
+/// A random body in a long loop, sometimes with a barrier.
+fn body_strategy() -> impl Strategy<Value = Vec<Piece>> {
+    (
+        prop::collection::vec(
+            (0u16..3, prop::collection::vec(0u32..6, 0..3), 0u32..6),
+            1..7,
+        ),
+        any::<bool>(),
+        20u64..200,
+    )
+        .prop_map(|(nodes, barrier, reps)| {
+            let mut body: Vec<Piece> = nodes
+                .into_iter()
+                .map(|(s, reads, w)| Piece::Node(SynthNode::op(s, &reads, &[w])))
+                .collect();
+            if barrier {
+                body.push(Piece::Node(SynthNode::barrier(2, BarrierKind::Sync)));
+            }
+            vec![Piece::Repeat(reps, body)]
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn fast_forward_changes_no_result(
+        body in body_strategy(),
+        table in prop::collection::vec((1u32..24, 0u32..80), 3),
+        il in prop::option::of(prop::sample::select(vec![1.0, 2.0, 4.0])),
+        warps in 1u32..5,
+        groups in 1u32..60,
+        concurrent in 1u32..5,
+        sched in 0usize..3,
+        order in 0usize..3,
+        parts in any::<bool>(),
+        dispatch in (0u64..4, 0u64..3),
+    ) {
+        let k = synth::build(&body, warps, groups);
+        let mut hw = synth::hardware(3, il, 2);
+        hw.dispatch_latency = dispatch.0 * synth::TICKS_PER_CYCLE;
+        hw.dispatch_interval = dispatch.1 * synth::TICKS_PER_CYCLE;
+        let table: Vec<(f64, f64)> = table
+            .into_iter()
+            .map(|(l, lat)| (f64::from(l) / 8.0, f64::from(l + lat) / 8.0))
+            .collect();
+        let order = [IssueOrder::Dataflow, IssueOrder::InOrder, IssueOrder::Scheduled][order];
+        both(&k, &table, &hw, &exec(&k, concurrent), options(Scheduler::ALL[sched], order, parts));
+    }
+}
