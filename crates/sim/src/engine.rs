@@ -122,6 +122,11 @@ struct Sub {
 
 struct Partition {
     subs: Vec<Sub>,
+    /// Earliest readiness time in any `pending` heap of the partition (UNKNOWN: none).
+    min_pending: u64,
+    /// The partition's next issue instant (see [`Engine::part_next`]), valid unless `dirty`.
+    next: u64,
+    dirty: bool,
     valve_next: u64,
     valve: BusyLog,
     interval: u64,
@@ -282,6 +287,9 @@ impl<'a> Engine<'a> {
                         ready_count: 0,
                     })
                     .collect(),
+                min_pending: UNKNOWN,
+                next: UNKNOWN,
+                dirty: false,
                 valve_next: 0,
                 valve: BusyLog::default(),
                 interval: hw.issue_interval * n_parts as u64,
@@ -364,7 +372,9 @@ impl<'a> Engine<'a> {
         loop {
             self.fire_timers();
             for p in 0..self.parts.len() {
-                self.issue_phase(p);
+                if self.part_next(p) <= self.now {
+                    self.issue_phase(p);
+                }
             }
             let mut next = self.next_instant();
             // Checkpoints only between instants, so that nothing set after one shares its time.
@@ -621,14 +631,16 @@ impl<'a> Engine<'a> {
         if ready <= self.now {
             self.enter_ready(part, sub, slot, seq, self.now);
         } else {
-            self.parts[part].subs[sub]
-                .pending
-                .push(Reverse((ready, slot as u32, seq)));
+            let p = &mut self.parts[part];
+            p.subs[sub].pending.push(Reverse((ready, slot as u32, seq)));
+            p.min_pending = p.min_pending.min(ready);
+            p.dirty = true;
         }
     }
 
     fn enter_ready(&mut self, part: usize, sub: usize, slot: usize, seq: u64, at: u64) {
         let p = &mut self.parts[part];
+        p.dirty = true;
         let busy_snap = p.subs[sub].busy.at(at);
         let valve_snap = p.valve.at(at);
         let s = &mut p.subs[sub];
@@ -715,8 +727,15 @@ impl<'a> Engine<'a> {
     }
 
     /// Moves instructions whose readiness time has come into the ready sets.
-    fn promote(&mut self, part: usize) {
+    ///
+    /// A partition is visited only at instants where it may issue, so an instruction may
+    /// enter its ready set after its readiness time; its stall snapshots are still taken at
+    /// that time and come out the same, since nothing issued on the partition in between.
+    pub(super) fn promote(&mut self, part: usize) {
         let now = self.now;
+        if self.parts[part].min_pending > now {
+            return;
+        }
         for sub in 0..self.n_subs {
             while let Some(&Reverse((r, slot, seq))) = self.parts[part].subs[sub].pending.peek() {
                 if r > now {
@@ -726,6 +745,13 @@ impl<'a> Engine<'a> {
                 self.enter_ready(part, sub, slot as usize, seq, r);
             }
         }
+        let p = &mut self.parts[part];
+        p.min_pending = p
+            .subs
+            .iter()
+            .filter_map(|s| s.pending.peek().map(|r| r.0 .0))
+            .min()
+            .unwrap_or(UNKNOWN);
     }
 
     fn issue_phase(&mut self, part: usize) {
@@ -876,6 +902,7 @@ impl<'a> Engine<'a> {
         }
 
         let pm = &mut self.parts[part];
+        pm.dirty = true;
         let sb = &mut pm.subs[sub];
         sb.busy.record(now, cost.lambda);
         sb.next_free = now + cost.lambda;
@@ -1011,26 +1038,43 @@ impl<'a> Engine<'a> {
     }
 
     /// The next instant at which an instruction may issue or a timer fires.
-    fn next_instant(&self) -> u64 {
+    fn next_instant(&mut self) -> u64 {
         let now = self.now;
         let mut next = self
             .timers
             .peek()
             .map_or(UNKNOWN, |Reverse((t, _))| (*t).max(now));
-        for p in &self.parts {
-            for s in &p.subs {
-                let t = if s.ready_count > 0 {
-                    s.next_free.max(p.valve_next)
-                } else if let Some(Reverse((r, _, _))) = s.pending.peek() {
-                    (*r).max(s.next_free).max(p.valve_next)
-                } else {
-                    continue;
-                };
-                debug_assert!(t > now, "an issuable instruction was left behind");
-                next = next.min(t.max(now));
-            }
+        for p in 0..self.parts.len() {
+            let t = self.part_next(p);
+            debug_assert!(t > now, "an issuable instruction was left behind");
+            next = next.min(t.max(now));
         }
         next
+    }
+
+    /// The earliest instant at which partition `part` may issue: a ready instruction's
+    /// subsystem and the valve free, or a pending one ready too. Cached until the partition
+    /// changes.
+    fn part_next(&mut self, part: usize) -> u64 {
+        let p = &mut self.parts[part];
+        if p.dirty {
+            p.dirty = false;
+            p.next = p
+                .subs
+                .iter()
+                .filter_map(|s| {
+                    if s.ready_count > 0 {
+                        Some(s.next_free.max(p.valve_next))
+                    } else {
+                        s.pending
+                            .peek()
+                            .map(|r| r.0 .0.max(s.next_free).max(p.valve_next))
+                    }
+                })
+                .min()
+                .unwrap_or(UNKNOWN);
+        }
+        p.next
     }
 }
 

@@ -147,11 +147,16 @@ impl Engine<'_> {
     /// Takes a checkpoint if one is due; when the state repeats an earlier checkpoint, skips
     /// every whole period that stays clear of the limits. True if it skipped.
     pub(super) fn checkpoint(&mut self) -> bool {
-        let Some(ff) = self.ff.as_ref() else {
+        if self
+            .ff
+            .as_ref()
+            .is_none_or(|ff| self.counters.instructions < ff.next_at)
+        {
             return false;
-        };
-        if self.counters.instructions < ff.next_at {
-            return false;
+        }
+        // Ready sets as if every partition had been visited now (see `promote`).
+        for p in 0..self.parts.len() {
+            self.promote(p);
         }
         let mut key = Vec::new();
         let mut progress = Vec::new();
@@ -159,7 +164,8 @@ impl Engine<'_> {
         self.encode(&mut key, &mut progress, &mut affine);
         let hash = hash_words(&key);
         let words = key.len() as u64;
-        let skip = ff.lookup(hash, &key).and_then(|old| {
+        let old = self.ff.as_ref().and_then(|ff| ff.lookup(hash, &key));
+        let skip = old.and_then(|old| {
             let m = self.repeats(old, &progress)?;
             self.skip(old, &progress, &affine, m)
         });
@@ -333,6 +339,10 @@ impl Engine<'_> {
                     .collect();
                 s.pending = pending;
             }
+            if p.min_pending != UNKNOWN {
+                p.min_pending += dt;
+            }
+            p.dirty = true;
         }
         for g in &mut self.groups {
             sh(&mut g.finish);
