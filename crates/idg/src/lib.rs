@@ -26,7 +26,7 @@ pub use graph::{Idg, IdgBuilder, Item, Repeat};
 pub use kernel::{KernelIdgs, WarpClass, SCHEMA_VERSION};
 pub use materialize::{DynEdge, DynNode, Materialized};
 pub use node::*;
-pub use stream::{DynInst, FramePosition, Stream};
+pub use stream::{DepTable, DynInst, FramePosition, Stream};
 
 impl Idg {
     /// Unrolls this warp class on the fly; see [`stream`] for the dependence semantics.

@@ -110,21 +110,62 @@ impl<'a> Unroller<'a> {
     }
 }
 
+/// The resources every node of an IDG reads and writes, packed for streaming: one span per
+/// node into one array, so fetching an instruction touches two small tables instead of the
+/// node and its two vectors. Built once per IDG and shared by all its streams.
+#[derive(Debug, Clone, Default)]
+pub struct DepTable {
+    /// Per node: start in `refs`, reads, writes.
+    spans: Vec<(u32, u16, u16)>,
+    refs: Vec<u32>,
+    resources: usize,
+}
+
+impl DepTable {
+    pub fn new(idg: &Idg) -> Self {
+        let mut t = DepTable {
+            spans: Vec::with_capacity(idg.nodes.len()),
+            refs: Vec::new(),
+            resources: idg.resources.len(),
+        };
+        for n in &idg.nodes {
+            let start = t.refs.len() as u32;
+            t.refs.extend(n.reads.iter().chain(&n.writes).map(|r| r.0));
+            t.spans
+                .push((start, n.reads.len() as u16, n.writes.len() as u16));
+        }
+        t
+    }
+}
+
+/// No writer yet.
+const NONE: u64 = u64::MAX;
+
 /// Iterator over the dynamic instructions of one warp of a class.
 #[derive(Debug, Clone)]
 pub struct Stream<'a> {
-    idg: &'a Idg,
+    table: std::borrow::Cow<'a, DepTable>,
     unroller: Unroller<'a>,
-    last_writer: Vec<Option<u64>>,
+    last_writer: Vec<u64>,
     seq: u64,
 }
 
 impl<'a> Stream<'a> {
     pub(crate) fn new(idg: &'a Idg) -> Self {
+        Self::from_table(idg, std::borrow::Cow::Owned(DepTable::new(idg)))
+    }
+
+    /// A stream of `idg` reading the table built for it by [`DepTable::new`], so that many
+    /// streams of one IDG share it.
+    pub fn with_table(idg: &'a Idg, table: &'a DepTable) -> Self {
+        Self::from_table(idg, std::borrow::Cow::Borrowed(table))
+    }
+
+    fn from_table(idg: &'a Idg, table: std::borrow::Cow<'a, DepTable>) -> Self {
         Self {
-            idg,
             unroller: Unroller::new(idg),
-            last_writer: vec![None; idg.resources.len()],
+            last_writer: vec![NONE; table.resources],
+            table,
             seq: 0,
         }
     }
@@ -136,12 +177,15 @@ impl<'a> Stream<'a> {
 
     /// The last writer (seq) of a resource so far.
     pub fn last_writer(&self, r: ResourceId) -> Option<u64> {
-        self.last_writer.get(r.index()).copied().flatten()
+        self.last_writer
+            .get(r.index())
+            .copied()
+            .filter(|&w| w != NONE)
     }
 
-    /// The last writer of every resource, indexed by `ResourceId`.
-    pub fn last_writers(&self) -> &[Option<u64>] {
-        &self.last_writer
+    /// The last writer of every resource, in `ResourceId` order.
+    pub fn last_writers(&self) -> impl Iterator<Item = Option<u64>> + '_ {
+        self.last_writer.iter().map(|&w| (w != NONE).then_some(w))
     }
 
     /// Sequence number of the next instruction.
@@ -190,18 +234,26 @@ impl Iterator for Stream<'_> {
 
     fn next(&mut self) -> Option<DynInst> {
         let id = self.unroller.next_node()?;
-        let node = self.idg.node(id);
-        let mut preds: SmallVec<[u64; 4]> = node
-            .reads
-            .iter()
-            .filter_map(|r| self.last_writer[r.index()])
-            .collect();
-        preds.sort_unstable();
-        preds.dedup();
+        let (start, reads, writes) = self.table.spans[id.index()];
+        let start = start as usize;
+        let refs = &self.table.refs[start..start + usize::from(reads) + usize::from(writes)];
+        let (reads, writes) = refs.split_at(usize::from(reads));
+        // Insertion keeps the few predecessors sorted and unique without a sort call.
+        let mut preds: SmallVec<[u64; 4]> = SmallVec::new();
+        for &r in reads {
+            let p = self.last_writer[r as usize];
+            if p != NONE {
+                match preds.iter().position(|&q| q >= p) {
+                    Some(i) if preds[i] == p => {}
+                    Some(i) => preds.insert(i, p),
+                    None => preds.push(p),
+                }
+            }
+        }
         let seq = self.seq;
         // Reads are resolved before writes so `add %r1, %r1, 1` depends on the previous writer.
-        for w in &node.writes {
-            self.last_writer[w.index()] = Some(seq);
+        for &w in writes {
+            self.last_writer[w as usize] = seq;
         }
         self.seq += 1;
         Some(DynInst {

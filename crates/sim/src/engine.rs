@@ -25,7 +25,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use idg::{ClassId, DynInst, KernelIdgs, Stream};
+use idg::{ClassId, DepTable, DynInst, KernelIdgs, Stream};
 use smallvec::SmallVec;
 
 use crate::config::{ExecConfig, Hardware, IssueOrder, Scheduler, SimOptions};
@@ -124,7 +124,9 @@ struct Partition {
     subs: Vec<Sub>,
     /// Earliest readiness time in any `pending` heap of the partition (UNKNOWN: none).
     min_pending: u64,
-    /// The partition's next issue instant (see [`Engine::part_next`]), valid unless `dirty`.
+    /// The partition's next issue instant (see [`Engine::part_next`]), valid unless `dirty`:
+    /// new candidates lower it in place, only an issue (a subsystem or the valve taken) makes
+    /// it stale.
     next: u64,
     dirty: bool,
     valve_next: u64,
@@ -175,15 +177,21 @@ pub(crate) struct Outcome {
     pub records: Vec<IssueRecord>,
 }
 
-/// Builds the per-class tables the engine borrows: costs with partition-scaled λ and barrier
-/// roles resolved.
+/// The per-class tables the engine borrows: costs with partition-scaled λ and barrier roles
+/// resolved, and the dependence tables the warps' streams share.
+pub(crate) struct Tables {
+    pub prepared: Vec<Vec<Prepared>>,
+    pub deps: Vec<DepTable>,
+    pub n_parts: usize,
+}
+
 pub(crate) fn prepare_all(
     kernel: &KernelIdgs,
     costs: &[ClassCosts],
     hw: &Hardware,
     exec: &ExecConfig,
     opts: &SimOptions,
-) -> Result<(Vec<Vec<Prepared>>, usize), SimError> {
+) -> Result<Tables, SimError> {
     exec.validate()?;
     opts.validate()?;
     if kernel.classes.is_empty() {
@@ -216,12 +224,22 @@ pub(crate) fn prepare_all(
             )
         })
         .collect();
-    Ok((prepared, n_parts))
+    let deps = kernel
+        .classes
+        .iter()
+        .map(|c| DepTable::new(&c.idg))
+        .collect();
+    Ok(Tables {
+        prepared,
+        deps,
+        n_parts,
+    })
 }
 
 pub(crate) struct Engine<'a> {
     kernel: &'a KernelIdgs,
     prepared: &'a [Vec<Prepared>],
+    deps: &'a [DepTable],
     exec: ExecConfig,
     opts: SimOptions,
     window: u32,
@@ -264,12 +282,12 @@ pub(crate) struct Engine<'a> {
 impl<'a> Engine<'a> {
     pub(crate) fn new(
         kernel: &'a KernelIdgs,
-        prepared: &'a [Vec<Prepared>],
-        n_parts: usize,
+        tables: &'a Tables,
         hw: &Hardware,
         exec: ExecConfig,
         opts: SimOptions,
     ) -> Self {
+        let (prepared, n_parts) = (&tables.prepared[..], tables.n_parts);
         let groups_per_core = exec.groups_per_core();
         let group_slots = u64::from(exec.concurrent_groups).min(groups_per_core) as usize;
         let wpg = exec.warps_per_group as usize;
@@ -328,6 +346,7 @@ impl<'a> Engine<'a> {
         Self {
             kernel,
             prepared,
+            deps: &tables.deps,
             exec,
             opts,
             window: opts.effective_window(),
@@ -441,6 +460,7 @@ impl<'a> Engine<'a> {
         self.counters.warps += wpg as u64;
         let kernel: &'a KernelIdgs = self.kernel;
         let prepared: &'a [Vec<Prepared>] = self.prepared;
+        let deps: &'a [DepTable] = self.deps;
         for lane in 0..wpg {
             let slot = gslot * wpg + lane;
             let class = classes.get(lane).copied().unwrap_or(ClassId(0));
@@ -454,7 +474,10 @@ impl<'a> Engine<'a> {
             w.global_warp = global * wpg as u64 + lane as u64;
             w.age = age;
             w.class = class.0;
-            w.stream = Some(kernel.class(class).idg.stream());
+            w.stream = Some(Stream::with_table(
+                &kernel.class(class).idg,
+                &deps[class.index()],
+            ));
             w.prep = &prepared[class.index()];
             w.peeked = None;
             w.exhausted = false;
@@ -632,7 +655,8 @@ impl<'a> Engine<'a> {
             self.enter_ready(part, sub, slot, seq, self.now);
         } else {
             let p = &mut self.parts[part];
-            p.subs[sub].pending.push(Reverse((ready, slot as u32, seq)));
+            let s = &mut p.subs[sub];
+            s.pending.push(Reverse((ready, slot as u32, seq)));
             p.min_pending = p.min_pending.min(ready);
             p.dirty = true;
         }

@@ -70,8 +70,9 @@ pub fn simulate_with_records(
     exec: &ExecConfig,
     opts: &SimOptions,
 ) -> Result<(SimResult, Vec<IssueRecord>), SimError> {
-    let (prepared, n_parts) = engine::prepare_all(kernel, costs, hw, exec, opts)?;
-    let out = engine::Engine::new(kernel, &prepared, n_parts, hw, *exec, *opts).run()?;
+    let tables = engine::prepare_all(kernel, costs, hw, exec, opts)?;
+    let n_parts = tables.n_parts;
+    let out = engine::Engine::new(kernel, &tables, hw, *exec, *opts).run()?;
     let tpc = hw.ticks_per_cycle.max(1);
     let cycles = out.ticks as f64 / tpc as f64;
     let per_cycle = |x: u64| {

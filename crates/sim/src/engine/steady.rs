@@ -586,12 +586,7 @@ impl Engine<'_> {
                     }
                 }
                 key.push(u64::MAX);
-                key.extend(
-                    stream
-                        .last_writers()
-                        .iter()
-                        .map(|l| l.map_or(u64::MAX, seq_rel)),
-                );
+                key.extend(stream.last_writers().map(|l| l.map_or(u64::MAX, seq_rel)));
             }
             None => key.push(u64::MAX - 1),
         }
