@@ -184,3 +184,26 @@ fn extrapolation_matches_exact_simulation() {
         }
     }
 }
+
+/// The static shared memory the PTX declares is what the CUDA runtime reported for the
+/// compiled kernel (`static_smem_bytes`, recorded on the H100 with each sweep).
+#[test]
+fn static_shared_memory_from_ptx_matches_the_runtime() {
+    let s = eval::load(&suite_dir(), &[]).unwrap();
+    let mut with_shared = 0;
+    for case in &s.kernels {
+        let module = ptx::parse(&case.ptx).unwrap();
+        let bytes = module.static_shared_bytes(&case.spec.entry).unwrap();
+        assert_eq!(
+            bytes,
+            u64::from(case.spec.static_smem_bytes),
+            "{}",
+            case.spec.id
+        );
+        with_shared += usize::from(bytes > 0);
+    }
+    assert!(
+        with_shared >= 5,
+        "only {with_shared} kernels declare shared memory"
+    );
+}

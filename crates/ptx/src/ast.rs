@@ -1263,6 +1263,58 @@ impl Module {
         })
     }
 
+    /// Bytes of static shared memory the function `name` uses, for the occupancy rules: its
+    /// own `.shared` variables and the module-scope ones it names (nvcc puts a kernel's
+    /// `__shared__` arrays at either place), each placed at its alignment. Unsized arrays
+    /// (`extern __shared__`, dynamic shared memory) count nothing; the launch adds those.
+    /// None if there is no such function.
+    pub fn static_shared_bytes(&self, name: &str) -> Option<u64> {
+        fn place(total: &mut u64, v: &VarDecl) {
+            if v.space.is_shared() {
+                let size = v.ty.size_bytes().unwrap_or(0);
+                let align = u64::from(v.ty.align.unwrap_or(v.ty.scalar.bytes()).max(1));
+                *total = total.div_ceil(align) * align + size;
+            }
+        }
+        fn locals(stmts: &[Statement], total: &mut u64) {
+            for s in stmts {
+                match s {
+                    Statement::Var(v) => place(total, v),
+                    Statement::Block(b, _) => locals(b, total),
+                    _ => {}
+                }
+            }
+        }
+        fn names<'a>(op: &'a Operand, out: &mut Vec<&'a str>) {
+            match op {
+                Operand::Sym(n) | Operand::SymOffset { name: n, .. } => out.push(n),
+                Operand::Addr(a) => {
+                    if let AddrBase::Sym(n) = &a.base {
+                        out.push(n);
+                    }
+                }
+                Operand::AddrList(v) | Operand::Vector(v) | Operand::List(v) => {
+                    v.iter().for_each(|o| names(o, out))
+                }
+                _ => {}
+            }
+        }
+        let f = self.function(name)?;
+        let body = f.body.as_deref().unwrap_or(&[]);
+        let mut total = 0;
+        locals(body, &mut total);
+        let mut used = Vec::new();
+        for_each_instruction(body, &mut |i| {
+            i.operands.iter().for_each(|o| names(o, &mut used))
+        });
+        for v in self.globals() {
+            if used.contains(&v.name.as_str()) {
+                place(&mut total, v);
+            }
+        }
+        Some(total)
+    }
+
     /// The `.file` name for a `.loc` file index.
     pub fn file_name(&self, index: u32) -> Option<&str> {
         self.files

@@ -56,9 +56,10 @@ pub struct SimulateArgs {
     /// Registers per thread, for the occupancy rules.
     #[arg(long, value_name = "N", default_value_t = 32)]
     regs: u32,
-    /// Shared memory per block in bytes (static + dynamic), for the occupancy rules.
-    #[arg(long, value_name = "BYTES", default_value_t = 0)]
-    shared: u32,
+    /// Shared memory per block in bytes (static + dynamic), for the occupancy rules. Default:
+    /// the static shared memory the PTX declares for the kernel (0 for IDG JSON input).
+    #[arg(long, value_name = "BYTES")]
+    shared: Option<u32>,
     /// Sweep resident warps: A..=B (whole groups only) or N.
     #[arg(long, value_name = "A..=B", value_parser = parse_range, conflicts_with = "blocks_per_sm")]
     occupancy: Option<RangeInclusive<u32>>,
@@ -135,17 +136,22 @@ fn write_out(path: &Path, text: &str) -> Result<(), ExitCode> {
     std::fs::write(path, text).map_err(|e| fail(&path.display().to_string(), e))
 }
 
-/// The IDGs of the launch: read from JSON, or built from PTX by the front end.
-fn load_idgs(args: &SimulateArgs) -> Result<(String, idg::KernelIdgs), ExitCode> {
+/// The IDGs of the launch: read from JSON, or built from PTX by the front end; with the
+/// static shared memory per block the PTX declares (0 for JSON, which does not record it).
+fn load_idgs(args: &SimulateArgs) -> Result<(String, idg::KernelIdgs, u64), ExitCode> {
     let file = args.file.display().to_string();
     if args.file.extension().is_some_and(|e| e == "json") {
         let text = std::fs::read_to_string(&args.file).map_err(|e| fail(&file, e))?;
         let k = idg::KernelIdgs::from_json(&text).map_err(|e| fail(&file, e))?;
-        return Ok((file, k));
+        return Ok((file, k, 0));
     }
     let source = front::load(&args.file, args.kernel.as_deref())?;
+    let shared = source
+        .module
+        .static_shared_bytes(&source.entry)
+        .unwrap_or(0);
     let (fe, _trip_data) = front::run(&source, &args.launch, &args.trips, &args.walk)?;
-    Ok((file, fe.built.idgs))
+    Ok((file, fe.built.idgs, shared))
 }
 
 /// Mapper g's metrics from the first profiler file among `--trips` that profiled `entry`.
@@ -167,7 +173,7 @@ pub fn run(args: &SimulateArgs) -> ExitCode {
 
 fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
     let profile = args.gpu.load()?;
-    let (file, idgs) = load_idgs(args)?;
+    let (file, idgs, static_shared) = load_idgs(args)?;
     let metrics = if args.no_metrics {
         None
     } else {
@@ -202,7 +208,9 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
     };
     let launch = sim::Launch {
         regs_per_thread: args.regs,
-        shared_bytes_per_block: args.shared,
+        shared_bytes_per_block: args
+            .shared
+            .unwrap_or(u32::try_from(static_shared).unwrap_or(u32::MAX)),
         blocks_per_sm: None,
     };
     let axis = match (&args.occupancy, &args.blocks_per_sm) {
@@ -252,6 +260,40 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
         diag::usage("--profile and --profile-svg record one run; drop the sweep range");
         return Err(ExitCode::from(2));
     }
+    // A sweep reaches the occupancy the kernel's registers and shared memory allow, no
+    // further: points beyond cannot be launched.
+    let threads: u32 = idgs.block.iter().product();
+    let occ = gpu::occupancy(
+        &profile,
+        threads,
+        launch.regs_per_thread,
+        launch.shared_bytes_per_block,
+    );
+    let wpg = idgs.warps_per_group.max(1);
+    let (end, cap) = match &axis {
+        sim::SweepAxis::Warps(r) => (*r.end(), occ.blocks_per_sm * wpg),
+        sim::SweepAxis::BlocksPerSm(r) => (*r.end(), occ.blocks_per_sm),
+    };
+    let axis = if end > cap {
+        diag::file_error(
+            &file,
+            &format!(
+                "warning: the sweep stops at {cap} ({} blocks per SM of {threads} threads with \
+                 {} registers per thread and {} shared bytes per block, limited by {:?}; \
+                 --regs and --shared change the limit)",
+                occ.blocks_per_sm,
+                launch.regs_per_thread,
+                launch.shared_bytes_per_block,
+                occ.limiting_resource
+            ),
+        );
+        match axis {
+            sim::SweepAxis::Warps(r) => sim::SweepAxis::Warps(*r.start()..=cap),
+            sim::SweepAxis::BlocksPerSm(r) => sim::SweepAxis::BlocksPerSm(*r.start()..=cap),
+        }
+    } else {
+        axis
+    };
     let base = sim::exec_for_occupancy(
         &idgs,
         &profile,

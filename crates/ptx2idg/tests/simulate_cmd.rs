@@ -1,0 +1,83 @@
+//! End-to-end tests of `ptx2idg simulate`: the sweep CSV contract, occupancy limited by the
+//! shared memory the PTX declares, and fast-forward changing no result.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn run(extra: &[&str]) -> Output {
+    // lud_perimeter declares three 1 KiB shared arrays; the launch of the Rodinia suite.
+    let mut args = vec![
+        "simulate",
+        "ptx_samples/rodinia/lud.ptx",
+        "--kernel",
+        "lud_perimeter",
+        "--grid",
+        "63,1024",
+        "--block",
+        "32",
+        "--param",
+        "1=1024",
+        "--param",
+        "2=0",
+        "--param",
+        "3=1048576",
+        "--gpu",
+        "h100",
+    ];
+    args.extend_from_slice(extra);
+    Command::new(env!("CARGO_BIN_EXE_ptx2idg"))
+        .args(args)
+        .current_dir(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")))
+        .output()
+        .expect("run ptx2idg")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn sweep_stops_at_the_occupancy_the_static_shared_memory_allows() {
+    let o = run(&["--blocks-per-sm", "1..=40"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    let mut lines = out.lines();
+    assert_eq!(lines.next(), Some(sim::CSV_HEADER));
+    // 32 blocks per SM is the H100's block limit; the 3 KiB of shared memory allow more.
+    assert_eq!(lines.count(), 32);
+    let err = text(&o.stderr);
+    assert!(err.contains("3072 shared bytes"), "{err}");
+
+    let o = run(&["--blocks-per-sm", "1..=4", "--shared", "116000"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout).lines().count(), 2, "header and one point");
+    assert!(text(&o.stderr).contains("116000 shared bytes"));
+}
+
+#[test]
+fn one_run_derives_its_occupancy_from_the_shared_memory() {
+    let o = run(&["--shared", "80000", "--format", "json"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let r: serde_json::Value = serde_json::from_str(&text(&o.stdout)).unwrap();
+    // (80000 + 1024 reserved) per block: two fit in the H100's 228 KiB.
+    assert_eq!(r["concurrent_groups"], 2);
+}
+
+#[test]
+fn fast_forward_changes_no_result() {
+    let fast = run(&["--blocks-per-sm", "2", "--format", "json"]);
+    let slow = run(&[
+        "--blocks-per-sm",
+        "2",
+        "--format",
+        "json",
+        "--no-fast-forward",
+    ]);
+    assert!(fast.status.success() && slow.status.success());
+    let mut fast: serde_json::Value = serde_json::from_str(&text(&fast.stdout)).unwrap();
+    let slow: serde_json::Value = serde_json::from_str(&text(&slow.stdout)).unwrap();
+    assert!(fast["fast_forwarded"].as_u64().unwrap() > 0);
+    assert_eq!(slow["fast_forwarded"], 0);
+    fast["fast_forwarded"] = 0.into();
+    assert_eq!(fast, slow);
+}
