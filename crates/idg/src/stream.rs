@@ -148,6 +148,8 @@ pub struct Stream<'a> {
     unroller: Unroller<'a>,
     last_writer: Vec<u64>,
     seq: u64,
+    /// The next node, already read from the tree by [`Stream::peek`], not yet taken.
+    peeked: Option<NodeId>,
 }
 
 impl<'a> Stream<'a> {
@@ -167,6 +169,7 @@ impl<'a> Stream<'a> {
             last_writer: vec![NONE; table.resources],
             table,
             seq: 0,
+            peeked: None,
         }
     }
 
@@ -193,7 +196,49 @@ impl<'a> Stream<'a> {
         self.seq
     }
 
-    /// The stream's place in the repeat tree, outermost level first. Two streams of one IDG
+    /// The node of the next instruction, without taking it (None at the end).
+    pub fn peek(&mut self) -> Option<NodeId> {
+        if self.peeked.is_none() {
+            self.peeked = self.unroller.next_node();
+        }
+        self.peeked
+    }
+
+    /// Takes the next instruction: calls `pred` once for each instruction it depends on
+    /// (distinct, in no particular order) and returns its sequence number and node. What
+    /// [`Iterator::next`] does without building a [`DynInst`].
+    pub fn take(&mut self, mut pred: impl FnMut(u64)) -> Option<(u64, NodeId)> {
+        let id = self.peek()?;
+        self.peeked = None;
+        let (start, reads, writes) = self.table.spans[id.index()];
+        let start = start as usize;
+        let refs = &self.table.refs[start..start + usize::from(reads) + usize::from(writes)];
+        let (reads, writes) = refs.split_at(usize::from(reads));
+        for (i, &r) in reads.iter().enumerate() {
+            let p = self.last_writer[r as usize];
+            if p != NONE
+                && !reads[..i]
+                    .iter()
+                    .any(|&q| self.last_writer[q as usize] == p)
+            {
+                pred(p);
+            }
+        }
+        let seq = self.seq;
+        // Reads are resolved before writes so `add %r1, %r1, 1` depends on the previous writer.
+        for &w in writes {
+            self.last_writer[w as usize] = seq;
+        }
+        self.seq += 1;
+        Some((seq, id))
+    }
+
+    /// The node read by [`Stream::peek`] and not taken yet.
+    pub fn peeked(&self) -> Option<NodeId> {
+        self.peeked
+    }
+
+    /// The stream's place in the repeat tree (past a peeked node), outermost level first. Two streams of one IDG
     /// at equal positions (ignoring `instance`) with equal last writers relative to their
     /// `next_seq` yield the same instructions with the same relative dependences.
     pub fn position(&self) -> impl Iterator<Item = FramePosition> + '_ {
@@ -233,33 +278,9 @@ impl Iterator for Stream<'_> {
     type Item = DynInst;
 
     fn next(&mut self) -> Option<DynInst> {
-        let id = self.unroller.next_node()?;
-        let (start, reads, writes) = self.table.spans[id.index()];
-        let start = start as usize;
-        let refs = &self.table.refs[start..start + usize::from(reads) + usize::from(writes)];
-        let (reads, writes) = refs.split_at(usize::from(reads));
-        // Insertion keeps the few predecessors sorted and unique without a sort call.
         let mut preds: SmallVec<[u64; 4]> = SmallVec::new();
-        for &r in reads {
-            let p = self.last_writer[r as usize];
-            if p != NONE {
-                match preds.iter().position(|&q| q >= p) {
-                    Some(i) if preds[i] == p => {}
-                    Some(i) => preds.insert(i, p),
-                    None => preds.push(p),
-                }
-            }
-        }
-        let seq = self.seq;
-        // Reads are resolved before writes so `add %r1, %r1, 1` depends on the previous writer.
-        for &w in writes {
-            self.last_writer[w as usize] = seq;
-        }
-        self.seq += 1;
-        Some(DynInst {
-            seq,
-            node: id,
-            preds,
-        })
+        let (seq, node) = self.take(|p| preds.push(p))?;
+        preds.sort_unstable();
+        Some(DynInst { seq, node, preds })
     }
 }

@@ -25,7 +25,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use idg::{ClassId, DepTable, DynInst, KernelIdgs, Stream};
+use idg::{ClassId, DepTable, KernelIdgs, Stream};
 use smallvec::SmallVec;
 
 use crate::config::{ExecConfig, Hardware, IssueOrder, Scheduler, SimOptions};
@@ -91,7 +91,6 @@ struct Warp<'a> {
     age: u64,
     stream: Option<Stream<'a>>,
     prep: &'a [Prepared],
-    peeked: Option<DynInst>,
     exhausted: bool,
     ring: Vec<Slot>,
     base: u64,
@@ -328,7 +327,6 @@ impl<'a> Engine<'a> {
                 age: 0,
                 stream: None,
                 prep: &[],
-                peeked: None,
                 exhausted: true,
                 ring: vec![Slot::default(); ring],
                 base: 0,
@@ -479,7 +477,6 @@ impl<'a> Engine<'a> {
                 &deps[class.index()],
             ));
             w.prep = &prepared[class.index()];
-            w.peeked = None;
             w.exhausted = false;
             w.block_end = None;
             w.base = 0;
@@ -550,21 +547,15 @@ impl<'a> Engine<'a> {
             if w.fence.is_some() || w.unissued >= window || w.exhausted {
                 return;
             }
-            if w.peeked.is_none() {
-                w.peeked = w.stream.as_mut().and_then(Iterator::next);
-                if w.peeked.is_none() {
-                    w.exhausted = true;
-                    w.stream = None;
-                    if self.pacer == slot {
-                        self.find_pacer();
-                    }
-                    return;
+            let Some(node) = w.stream.as_mut().and_then(Stream::peek) else {
+                w.exhausted = true;
+                w.stream = None;
+                if self.pacer == slot {
+                    self.find_pacer();
                 }
-            }
-            let Some(inst) = w.peeked.as_ref() else {
                 return;
             };
-            let prep = w.prep[inst.node.index()];
+            let prep = w.prep[node.index()];
             if prep.loop_head && self.pacer == slot {
                 self.checkpoint_due = true;
             }
@@ -608,32 +599,33 @@ impl<'a> Engine<'a> {
                     return;
                 }
             }
-            let Some(inst) = w.peeked.take() else {
-                return;
-            };
-            let seq = inst.seq;
-            debug_assert_eq!(seq, w.fetched);
+            let seq = w.fetched;
             w.fetched += 1;
             w.unissued += 1;
             let mut ready = now;
             let mut waiting_on = 0u16;
-            for &p in &inst.preds {
-                if p < w.base {
-                    continue;
-                }
-                let ps = &mut w.ring[(p & mask) as usize];
-                if ps.issued {
-                    ready = ready.max(ps.complete);
-                } else {
-                    waiting_on += 1;
-                    ps.waiters.push(seq);
-                }
-            }
+            let (base, ring) = (w.base, &mut w.ring);
+            let taken = w.stream.as_mut().and_then(|stream| {
+                stream.take(|p| {
+                    // Older than the ring: complete by construction.
+                    if p < base {
+                        return;
+                    }
+                    let ps = &mut ring[(p & mask) as usize];
+                    if ps.issued {
+                        ready = ready.max(ps.complete);
+                    } else {
+                        waiting_on += 1;
+                        ps.waiters.push(seq);
+                    }
+                })
+            });
+            debug_assert_eq!(taken.map(|t| t.0), Some(seq));
             if self.scheduled && prep.splits_block {
                 w.block_end = Some(seq);
             }
             let s = &mut w.ring[(seq & mask) as usize];
-            s.node = inst.node.0;
+            s.node = node.0;
             s.issued = false;
             s.ready = ready;
             s.complete = UNKNOWN;
@@ -1029,13 +1021,7 @@ impl<'a> Engine<'a> {
 
     fn check_finished(&mut self, slot: usize) {
         let w = &self.warps[slot];
-        if !w.active
-            || w.finished
-            || !w.exhausted
-            || w.unissued > 0
-            || w.fence.is_some()
-            || w.peeked.is_some()
-        {
+        if !w.active || w.finished || !w.exhausted || w.unissued > 0 || w.fence.is_some() {
             return;
         }
         let finish = w.max_complete;

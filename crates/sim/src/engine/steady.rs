@@ -561,17 +561,10 @@ impl Engine<'_> {
             }
             None => key.push(0),
         }
-        match &w.peeked {
-            Some(inst) => {
-                key.extend([1, u64::from(inst.node.0), seq_rel(inst.seq)]);
-                key.push(inst.preds.len() as u64);
-                key.extend(inst.preds.iter().map(|&p| seq_rel(p)));
-            }
-            None => key.push(0),
-        }
         match &w.stream {
             Some(stream) => {
                 key.push(seq_rel(stream.next_seq()));
+                key.push(stream.peeked().map_or(u64::MAX, |n| u64::from(n.0)));
                 for (depth, f) in stream.position().enumerate() {
                     key.extend([f.body as u64, f.pos as u64, f.count]);
                     if f.count > 0 {
