@@ -113,7 +113,6 @@ struct Warp<'a> {
 struct Sub {
     next_free: u64,
     busy: BusyLog,
-    pending: BinaryHeap<Reverse<(u64, u32, u64)>>,
     /// Warps with a ready instruction here, indexed by age rank (bit 0 = oldest resident).
     ready_warps: Vec<u64>,
     ready_count: u32,
@@ -121,11 +120,11 @@ struct Sub {
 
 struct Partition {
     subs: Vec<Sub>,
-    /// Earliest readiness time in any `pending` heap of the partition (UNKNOWN: none).
-    min_pending: u64,
-    /// The partition's next issue instant (see [`Engine::part_next`]), valid unless `dirty`:
-    /// new candidates lower it in place, only an issue (a subsystem or the valve taken) makes
-    /// it stale.
+    /// Instructions whose predecessors have all issued, until their readiness time:
+    /// (ready, warp slot, seq, subsystem).
+    pending: BinaryHeap<Reverse<(u64, u32, u64, u16)>>,
+    /// A lower bound of the partition's next issue instant (see [`Engine::part_next`]),
+    /// valid unless `dirty`.
     next: u64,
     dirty: bool,
     valve_next: u64,
@@ -299,12 +298,11 @@ impl<'a> Engine<'a> {
                     .map(|_| Sub {
                         next_free: 0,
                         busy: BusyLog::default(),
-                        pending: BinaryHeap::new(),
                         ready_warps: vec![0; words],
                         ready_count: 0,
                     })
                     .collect(),
-                min_pending: UNKNOWN,
+                pending: BinaryHeap::new(),
                 next: UNKNOWN,
                 dirty: false,
                 valve_next: 0,
@@ -647,9 +645,8 @@ impl<'a> Engine<'a> {
             self.enter_ready(part, sub, slot, seq, self.now);
         } else {
             let p = &mut self.parts[part];
-            let s = &mut p.subs[sub];
-            s.pending.push(Reverse((ready, slot as u32, seq)));
-            p.min_pending = p.min_pending.min(ready);
+            p.pending
+                .push(Reverse((ready, slot as u32, seq, sub as u16)));
             p.dirty = true;
         }
     }
@@ -749,25 +746,13 @@ impl<'a> Engine<'a> {
     /// that time and come out the same, since nothing issued on the partition in between.
     pub(super) fn promote(&mut self, part: usize) {
         let now = self.now;
-        if self.parts[part].min_pending > now {
-            return;
-        }
-        for sub in 0..self.n_subs {
-            while let Some(&Reverse((r, slot, seq))) = self.parts[part].subs[sub].pending.peek() {
-                if r > now {
-                    break;
-                }
-                self.parts[part].subs[sub].pending.pop();
-                self.enter_ready(part, sub, slot as usize, seq, r);
+        while let Some(&Reverse((r, slot, seq, sub))) = self.parts[part].pending.peek() {
+            if r > now {
+                break;
             }
+            self.parts[part].pending.pop();
+            self.enter_ready(part, usize::from(sub), slot as usize, seq, r);
         }
-        let p = &mut self.parts[part];
-        p.min_pending = p
-            .subs
-            .iter()
-            .filter_map(|s| s.pending.peek().map(|r| r.0 .0))
-            .min()
-            .unwrap_or(UNKNOWN);
     }
 
     fn issue_phase(&mut self, part: usize) {
@@ -1062,27 +1047,29 @@ impl<'a> Engine<'a> {
         next
     }
 
-    /// The earliest instant at which partition `part` may issue: a ready instruction's
-    /// subsystem and the valve free, or a pending one ready too. Cached until the partition
-    /// changes.
+    /// No instant before this can partition `part` issue: a ready instruction's subsystem
+    /// and the valve free, or the earliest pending one ready and the valve free. (A pending
+    /// instruction's subsystem may still be busy then: the partition is visited, promotes it
+    /// and finds nothing to issue; an idle visit changes nothing.) Right after the partition
+    /// was visited it is past now. Cached until the partition changes.
     fn part_next(&mut self, part: usize) -> u64 {
         let p = &mut self.parts[part];
         if p.dirty {
             p.dirty = false;
-            p.next = p
+            let ready = p
                 .subs
                 .iter()
-                .filter_map(|s| {
-                    if s.ready_count > 0 {
-                        Some(s.next_free.max(p.valve_next))
-                    } else {
-                        s.pending
-                            .peek()
-                            .map(|r| r.0 .0.max(s.next_free).max(p.valve_next))
-                    }
-                })
+                .filter(|s| s.ready_count > 0)
+                .map(|s| s.next_free)
                 .min()
                 .unwrap_or(UNKNOWN);
+            let pending = p.pending.peek().map_or(UNKNOWN, |r| r.0 .0);
+            let t = ready.min(pending);
+            p.next = if t == UNKNOWN {
+                UNKNOWN
+            } else {
+                t.max(p.valve_next)
+            };
         }
         p.next
     }

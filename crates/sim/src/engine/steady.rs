@@ -333,15 +333,12 @@ impl Engine<'_> {
                 sh(&mut s.next_free);
                 s.busy.last_start += dt;
                 s.busy.before_last += sub_busy(pi, si);
-                let pending: BinaryHeap<_> = std::mem::take(&mut s.pending)
-                    .into_iter()
-                    .map(|Reverse((r, slot, seq))| Reverse((r + dt, slot, seq)))
-                    .collect();
-                s.pending = pending;
             }
-            if p.min_pending != UNKNOWN {
-                p.min_pending += dt;
-            }
+            let pending: BinaryHeap<_> = std::mem::take(&mut p.pending)
+                .into_iter()
+                .map(|Reverse((r, slot, seq, sub))| Reverse((r + dt, slot, seq, sub)))
+                .collect();
+            p.pending = pending;
             p.dirty = true;
         }
         for g in &mut self.groups {
@@ -447,19 +444,19 @@ impl Engine<'_> {
                     u64::from(s.ready_count),
                 ]);
                 key.extend(&s.ready_warps);
-                let mut pending: Vec<(u64, u32, u64)> = s
-                    .pending
-                    .iter()
-                    .map(|r| {
-                        let (t, slot, seq) = r.0;
-                        (rel(t), slot, seq - self.warps[slot as usize].base)
-                    })
-                    .collect();
-                pending.sort_unstable();
-                key.push(pending.len() as u64);
-                for (t, slot, seq) in pending {
-                    key.extend([t, u64::from(slot), seq]);
-                }
+            }
+            let mut pending: Vec<(u64, u32, u64, u16)> = p
+                .pending
+                .iter()
+                .map(|r| {
+                    let (t, slot, seq, sub) = r.0;
+                    (rel(t), slot, seq - self.warps[slot as usize].base, sub)
+                })
+                .collect();
+            pending.sort_unstable();
+            key.push(pending.len() as u64);
+            for (t, slot, seq, sub) in pending {
+                key.extend([t, u64::from(slot), seq, u64::from(sub)]);
             }
         }
         key.extend(self.rank_of.iter().map(|&r| u64::from(r)));
