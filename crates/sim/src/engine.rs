@@ -773,7 +773,8 @@ impl<'a> Engine<'a> {
     fn pick(&self, part: usize) -> Option<(usize, usize)> {
         let p = &self.parts[part];
         let n_slots = self.warps.len();
-        let mut best: Option<((u64, u64), usize, usize)> = None;
+        // (λ if looked up, policy key, subsystem, warp slot)
+        let mut best: Option<(Option<u64>, u64, usize, usize)> = None;
         for (si, s) in p.subs.iter().enumerate() {
             if s.ready_count == 0 || s.next_free > self.now {
                 continue;
@@ -805,13 +806,20 @@ impl<'a> Engine<'a> {
             let slot = self.slot_of[rank] as usize;
             // Across pipelines the one with the larger λ goes first: its slots are the scarcer,
             // and a valve slot given to the faster pipeline would leave it idle (Eq. 45 assumes
-            // no such loss).
-            let key = (u64::MAX - self.candidate_lambda(slot, si), key);
-            if best.is_none_or(|(k, _, _)| key < k) {
-                best = Some((key, si, slot));
+            // no such loss). λ is looked up only once two pipelines compete.
+            match &mut best {
+                None => best = Some((None, key, si, slot)),
+                Some((best_lambda, best_key, best_si, best_slot)) => {
+                    let bl = *best_lambda
+                        .get_or_insert_with(|| self.candidate_lambda(*best_slot, *best_si));
+                    let l = self.candidate_lambda(slot, si);
+                    if (u64::MAX - l, key) < (u64::MAX - bl, *best_key) {
+                        best = Some((Some(l), key, si, slot));
+                    }
+                }
             }
         }
-        best.map(|(_, s, w)| (s, w))
+        best.map(|(_, _, s, w)| (s, w))
     }
 
     /// λ of the instruction `slot` would issue on subsystem `sub`.
