@@ -1,6 +1,8 @@
 //! Simulated warp instructions per second (criterion reports elements/s): the Instruction Mix
 //! kernel at 32 resident warps, dataflow and in-order, and the Fig. 1 example kernel with many
-//! small groups (group replacement on the hot path).
+//! small groups (group replacement on the hot path). Every case runs twice: `engine/...`
+//! issues every instruction (`fast_forward: false`), `fast_forward/...` skips the repeats of
+//! a steady state exactly (the default); the count of warp instructions is the same.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use sim::synth::{self, TABLE2};
@@ -36,14 +38,17 @@ fn bench(c: &mut Criterion) {
             Scheduler::LooseRoundRobin,
         ),
     ] {
-        let opts = SimOptions {
-            order,
-            scheduler: sched,
-            ..SimOptions::default()
-        };
-        g.bench_function(name, |b| {
-            b.iter(|| simulate(&mix.kernel, &costs, &hw, &exec, &opts).unwrap())
-        });
+        for ff in [false, true] {
+            let opts = SimOptions {
+                order,
+                scheduler: sched,
+                fast_forward: ff,
+                ..SimOptions::default()
+            };
+            g.bench_function(format!("{}/{name}", label(ff)), |b| {
+                b.iter(|| simulate(&mix.kernel, &costs, &hw, &exec, &opts).unwrap())
+            });
+        }
     }
 
     let ex = synth::paper_example(4, 20_000);
@@ -56,10 +61,24 @@ fn bench(c: &mut Criterion) {
         sm_count: 1,
     };
     g.throughput(Throughput::Elements(6 * 4 * 20_000));
-    g.bench_function("example_groups", |b| {
-        b.iter(|| simulate(&ex.kernel, &costs2, &hw2, &exec2, &SimOptions::default()).unwrap())
-    });
+    for ff in [false, true] {
+        let opts = SimOptions {
+            fast_forward: ff,
+            ..SimOptions::default()
+        };
+        g.bench_function(format!("{}/example_groups", label(ff)), |b| {
+            b.iter(|| simulate(&ex.kernel, &costs2, &hw2, &exec2, &opts).unwrap())
+        });
+    }
     g.finish();
+}
+
+fn label(fast_forward: bool) -> &'static str {
+    if fast_forward {
+        "fast_forward"
+    } else {
+        "engine"
+    }
 }
 
 criterion_group! {

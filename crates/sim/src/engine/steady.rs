@@ -450,7 +450,7 @@ impl Engine<'_> {
                 .iter()
                 .map(|r| {
                     let (t, slot, seq, sub) = r.0;
-                    (rel(t), slot, seq - self.warps[slot as usize].base, sub)
+                    (rel(t), slot, seq - self.live_base(slot as usize), sub)
                 })
                 .collect();
             pending.sort_unstable();
@@ -477,7 +477,7 @@ impl Engine<'_> {
                     b.waiting.len() as u64,
                 ]);
                 for &(slot, seq) in &b.waiting {
-                    key.extend([u64::from(slot), seq - self.warps[slot as usize].base]);
+                    key.extend([u64::from(slot), seq - self.live_base(slot as usize)]);
                 }
             }
         }
@@ -507,6 +507,19 @@ impl Engine<'_> {
         }
     }
 
+    /// The oldest instruction of warp `slot` that is not complete by now. The ring keeps
+    /// complete ones until it is full (`refill`), but they act as if gone: a dependant finds
+    /// them complete, and a full ring drops them first.
+    fn live_base(&self, slot: usize) -> u64 {
+        let w = &self.warps[slot];
+        (w.base..w.fetched)
+            .find(|&seq| {
+                let s = &w.ring[(seq & self.ring_mask) as usize];
+                !(s.issued && s.complete <= self.now)
+            })
+            .unwrap_or(w.fetched)
+    }
+
     fn encode_warp(
         &self,
         slot: usize,
@@ -533,7 +546,7 @@ impl Engine<'_> {
             return;
         }
         let id = slot as u32;
-        let base = w.base;
+        let base = self.live_base(slot);
         // A sequence number that may be older than the ring: those are complete and ignored.
         let seq_rel = |s: u64| if s < base { u64::MAX } else { s - base };
         key.extend([
@@ -541,7 +554,9 @@ impl Engine<'_> {
             u64::from(w.exhausted),
             w.fetched - base,
             u64::from(w.unissued),
-            w.fence.map_or(u64::MAX, seq_rel),
+            // A fence on a complete barrier still holds fetching until its wake-up.
+            w.fence
+                .map_or(u64::MAX, |f| if f < base { u64::MAX - 1 } else { f - base }),
             u64::from(w.wake_pending),
             future(w.max_complete),
         ]);
