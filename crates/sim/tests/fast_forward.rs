@@ -183,7 +183,7 @@ fn body_strategy() -> impl Strategy<Value = Vec<Piece>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(160))]
 
     #[test]
     fn fast_forward_changes_no_result(

@@ -91,13 +91,6 @@ pub(super) struct FastForward {
 }
 
 impl FastForward {
-    fn forget(&mut self) {
-        self.kept.clear();
-        self.kept_words = 0;
-        self.by_hash.clear();
-        self.first_serial = 0;
-    }
-
     fn keep(&mut self, c: Checkpoint) {
         let serial = self.first_serial + self.kept.len() as u64;
         self.kept_words += c.key.len();
@@ -177,7 +170,8 @@ impl Engine<'_> {
         ff.next_at = next_at;
         match skip {
             Some(d) => {
-                ff.forget();
+                // Earlier checkpoints stay: the run since each of them, skips included, is
+                // what the simulation would have done, so a match with one is still a period.
                 ff.skipped_instructions += d.counters.instructions;
                 self.apply(d);
                 true
