@@ -60,8 +60,9 @@ pub fn results_page(p: &PageInput<'_>) -> String {
          looking at these numbers, each for a cause found in the PTX, the SASS or a \
          microbenchmark; the lookahead of 4 is the one fitted value (4, 8 and 16 were tried). \
          The ablation below switches each mechanism. Every group \
-         of the core is simulated (`--extrapolate` simulates 8 + 8 waves and extrapolates the \
-         rest, within 3 % of the exact result).\n\n",
+         of the core is simulated, stretches where the schedule repeats by exact fast-forward \
+         (docs/simulator.md; `--extrapolate` instead simulates 8 + 8 waves and extrapolates \
+         the rest, within 3 % of the exact result).\n\n",
     );
     s.push_str("## MAPE / MAPE_shape (%)\n\n");
     s.push_str(&report::markdown(ev));
