@@ -137,6 +137,11 @@ impl<'a> Pass<'a> {
     /// (in program order within one), leads never shrink, the same inputs keep deciding, and
     /// every iteration adds the same increments.
     fn steady(&self, body: &[NodeId], prev: &[u64], cur: &[u64]) -> bool {
+        // A node that got shallower (its input from before the loop was the deeper one) is
+        // still in the transient.
+        if cur.iter().zip(prev).any(|(c, p)| c < p) {
+            return false;
+        }
         // Replay the last iteration to see each node's inputs. Its writer table at the start
         // equals the table now: from the second iteration on, every resource the body writes
         // has the same body node as last writer at each iteration boundary.
