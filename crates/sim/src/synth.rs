@@ -14,7 +14,7 @@ use idg::{
 };
 use ptx::ast::{Modifiers, Op, Opcode};
 
-use crate::config::Hardware;
+use crate::config::{ExecConfig, Hardware};
 use crate::cost::{ClassCosts, NodeCost};
 
 /// One node of a synthetic body: its subsystem, the registers it reads and writes, and an
@@ -140,6 +140,18 @@ pub fn build(body: &[Piece], warps_per_group: u32, groups: u32) -> SynthKernel {
             }],
         },
         node_subsystems: subs,
+    }
+}
+
+impl SynthKernel {
+    /// One core running every group of the kernel, `concurrent` at a time.
+    pub fn exec(&self, concurrent: u32) -> ExecConfig {
+        ExecConfig {
+            warps_per_group: self.kernel.warps_per_group,
+            concurrent_groups: concurrent,
+            total_groups: self.kernel.total_groups(),
+            sm_count: 1,
+        }
     }
 }
 

@@ -4,16 +4,7 @@
 
 use proptest::prelude::*;
 use sim::synth::{self, TABLE2, TICKS_PER_CYCLE};
-use sim::{simulate, ExecConfig, IssueOrder, Scheduler, SimOptions};
-
-fn exec(k: &synth::SynthKernel, concurrent: u32) -> ExecConfig {
-    ExecConfig {
-        warps_per_group: k.kernel.warps_per_group,
-        concurrent_groups: concurrent,
-        total_groups: k.kernel.total_groups(),
-        sm_count: 1,
-    }
-}
+use sim::{simulate, IssueOrder, Scheduler, SimOptions};
 
 /// Eq. 1 in ticks; λ and Λ in ticks.
 fn eq1(n: u64, w: u64, lambda: u64, latency: u64) -> u64 {
@@ -47,7 +38,7 @@ proptest! {
             order: if in_order { IssueOrder::InOrder } else { IssueOrder::Dataflow },
             ..SimOptions::default()
         };
-        let r = simulate(&k.kernel, &costs, &hw, &exec(&k, w), &opts).unwrap();
+        let r = simulate(&k.kernel, &costs, &hw, &k.exec(w), &opts).unwrap();
         let t = TICKS_PER_CYCLE / 8;
         let latency = (lat * 8.0).round() as u64 * t;
         let model = eq1(n, u64::from(w), lambda_eighths * t, latency);
@@ -80,7 +71,7 @@ fn mix_ipc1(beta: u32, l1: f64, l2: f64, il: Option<f64>, same: bool) -> f64 {
         scheduler: Scheduler::LooseRoundRobin,
         ..SimOptions::default()
     };
-    let r = simulate(&k.kernel, &costs, &hw, &exec(&k, 1), &opts).unwrap();
+    let r = simulate(&k.kernel, &costs, &hw, &k.exec(1), &opts).unwrap();
     let type1 = f64::from(beta) * reps as f64 * f64::from(warps);
     type1 / r.cycles
 }
@@ -148,7 +139,7 @@ fn example_wpc(warps: u32, total: u32) -> f64 {
         &k.kernel,
         &costs,
         &hw,
-        &exec(&k, warps),
+        &k.exec(warps),
         &SimOptions::default(),
     )
     .unwrap();
@@ -160,7 +151,7 @@ fn example_kernel_one_warp() {
     let k = synth::paper_example(1, 1);
     let hw = synth::hardware(2, None, 1);
     let costs = synth::costs_for(&k, &TABLE2, &hw);
-    let r = simulate(&k.kernel, &costs, &hw, &exec(&k, 1), &SimOptions::default()).unwrap();
+    let r = simulate(&k.kernel, &costs, &hw, &k.exec(1), &SimOptions::default()).unwrap();
     // c0 at 0, c1 at 1, c2 at 5, m0 at 9, c3 at 15, m1 at 19, done at 25 = Λ_app of Eq. 2.
     assert_eq!(r.cycles, 25.0);
     assert_eq!(r.wpc, 1.0 / 25.0);

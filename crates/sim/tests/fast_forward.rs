@@ -49,15 +49,6 @@ fn both(
     (slow, skipped)
 }
 
-fn exec(k: &synth::SynthKernel, concurrent: u32) -> ExecConfig {
-    ExecConfig {
-        warps_per_group: k.kernel.warps_per_group,
-        concurrent_groups: concurrent,
-        total_groups: k.kernel.total_groups(),
-        sm_count: 1,
-    }
-}
-
 fn options(sched: Scheduler, order: IssueOrder, parts: bool) -> SimOptions {
     SimOptions {
         scheduler: sched,
@@ -83,7 +74,7 @@ fn many_groups_skip_whole_waves() {
                         &k,
                         &TABLE2,
                         &hw,
-                        &exec(&k, concurrent),
+                        &k.exec(concurrent),
                         options(sched, order, parts),
                     );
                     assert!(
@@ -111,7 +102,7 @@ fn long_loops_skip_iterations() {
                 &k,
                 &[(0.25, 6.0), (1.0, 15.0)],
                 &hw,
-                &exec(&k, 1),
+                &k.exec(1),
                 options(sched, order, true),
             );
             assert!(
@@ -148,7 +139,7 @@ fn barriers_and_nested_loops_stay_exact() {
                 &k,
                 &table,
                 &hw,
-                &exec(&k, 3),
+                &k.exec(3),
                 options(sched, IssueOrder::Dataflow, parts),
             );
             assert!(
@@ -207,6 +198,6 @@ proptest! {
             .map(|(l, lat)| (f64::from(l) / 8.0, f64::from(l + lat) / 8.0))
             .collect();
         let order = [IssueOrder::Dataflow, IssueOrder::InOrder, IssueOrder::Scheduled][order];
-        both(&k, &table, &hw, &exec(&k, concurrent), options(Scheduler::ALL[sched], order, parts));
+        both(&k, &table, &hw, &k.exec(concurrent), options(Scheduler::ALL[sched], order, parts));
     }
 }

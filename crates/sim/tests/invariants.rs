@@ -35,15 +35,6 @@ fn costs_strategy(subs: usize) -> impl Strategy<Value = Vec<(f64, f64)>> {
     })
 }
 
-fn exec(k: &synth::SynthKernel, concurrent: u32) -> ExecConfig {
-    ExecConfig {
-        warps_per_group: k.kernel.warps_per_group,
-        concurrent_groups: concurrent,
-        total_groups: k.kernel.total_groups(),
-        sm_count: 1,
-    }
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
@@ -72,7 +63,7 @@ proptest! {
             posted_stores: in_order,
             fast_forward: true,
         };
-        let (r, recs) = simulate_with_records(&k.kernel, &costs, &hw, &exec(&k, concurrent), &opts).unwrap();
+        let (r, recs) = simulate_with_records(&k.kernel, &costs, &hw, &k.exec(concurrent), &opts).unwrap();
         let per_warp = k.kernel.classes[0].idg.instruction_count();
         prop_assert_eq!(r.instructions, per_warp * u64::from(warps * groups));
         prop_assert_eq!(recs.len() as u64, r.instructions);
@@ -141,9 +132,9 @@ proptest! {
         let hw = synth::hardware(2, None, 1);
         let costs = synth::costs_for(&k, &table, &hw);
         let opts = SimOptions { scheduler: Scheduler::ALL[sched], ..SimOptions::default() };
-        let serial = simulate(&k.kernel, &costs, &hw, &exec(&k, 1), &opts).unwrap().ticks;
+        let serial = simulate(&k.kernel, &costs, &hw, &k.exec(1), &opts).unwrap().ticks;
         for c in 2..=groups {
-            let r = simulate(&k.kernel, &costs, &hw, &exec(&k, c), &opts).unwrap();
+            let r = simulate(&k.kernel, &costs, &hw, &k.exec(c), &opts).unwrap();
             prop_assert!(r.ticks <= serial, "{} concurrent: {} > {}", c, r.ticks, serial);
         }
     }
@@ -160,7 +151,7 @@ fn tail_effect_can_make_one_more_group_slower() {
     let hw = synth::hardware(1, None, 1);
     let costs = synth::costs_for(&k, &[(1.375, 7.0)], &hw);
     let t = |c| {
-        simulate(&k.kernel, &costs, &hw, &exec(&k, c), &SimOptions::default())
+        simulate(&k.kernel, &costs, &hw, &k.exec(c), &SimOptions::default())
             .unwrap()
             .cycles
     };
@@ -187,7 +178,7 @@ fn barrier_waits_for_the_whole_group() {
         record: true,
         ..SimOptions::default()
     };
-    let (r, recs) = simulate_with_records(&k.kernel, &costs, &hw, &exec(&k, 1), &opts).unwrap();
+    let (r, recs) = simulate_with_records(&k.kernel, &costs, &hw, &k.exec(1), &opts).unwrap();
     let bars: Vec<_> = recs.iter().filter(|x| x.seq == 10).collect();
     let last_arrival = bars.iter().map(|x| x.issue).max().unwrap();
     for x in recs.iter().filter(|x| x.seq == 11) {
@@ -210,7 +201,7 @@ fn arrive_does_not_wait() {
     let k = synth::build(&body, 2, 1);
     let hw = synth::hardware(1, None, 1);
     let costs = synth::costs_for(&k, &[(1.0, 2.0)], &hw);
-    let r = simulate(&k.kernel, &costs, &hw, &exec(&k, 1), &SimOptions::default()).unwrap();
+    let r = simulate(&k.kernel, &costs, &hw, &k.exec(1), &SimOptions::default()).unwrap();
     // Four issues back to back on one pipeline, the last completes 2 cycles after issue at 3.
     assert_eq!(r.cycles, 5.0);
 }
@@ -221,7 +212,7 @@ fn groups_are_replaced_when_they_finish() {
     let hw = synth::hardware(1, None, 1);
     let costs = synth::costs_for(&k, &[(1.0, 10.0)], &hw);
     // Two groups at a time, five groups: three rounds of a latency-bound 30 + 1 cycles.
-    let r = simulate(&k.kernel, &costs, &hw, &exec(&k, 2), &SimOptions::default()).unwrap();
+    let r = simulate(&k.kernel, &costs, &hw, &k.exec(2), &SimOptions::default()).unwrap();
     assert_eq!(r.warps, 10);
     assert!(
         r.cycles >= 3.0 * 30.0 && r.cycles <= 3.0 * 34.0,
@@ -231,7 +222,7 @@ fn groups_are_replaced_when_they_finish() {
     // Groups per core follows ⌈groups / SMs⌉.
     let e = ExecConfig {
         sm_count: 2,
-        ..exec(&k, 2)
+        ..k.exec(2)
     };
     let r = simulate(&k.kernel, &costs, &hw, &e, &SimOptions::default()).unwrap();
     assert_eq!(r.groups, 3);
@@ -249,12 +240,12 @@ fn sub_partitions_split_throughput() {
     let k = synth::build(&body, 8, 1);
     let hw = synth::hardware(1, Some(4.0), 4);
     let costs = synth::costs_for(&k, &[(1.0, 4.0)], &hw);
-    let whole = simulate(&k.kernel, &costs, &hw, &exec(&k, 1), &SimOptions::default()).unwrap();
+    let whole = simulate(&k.kernel, &costs, &hw, &k.exec(1), &SimOptions::default()).unwrap();
     let split = SimOptions {
         sub_partitions: true,
         ..SimOptions::default()
     };
-    let parts = simulate(&k.kernel, &costs, &hw, &exec(&k, 1), &split).unwrap();
+    let parts = simulate(&k.kernel, &costs, &hw, &k.exec(1), &split).unwrap();
     assert_eq!(parts.partitions, 4);
     assert!((whole.cycles - 803.0).abs() < 1e-9, "{}", whole.cycles);
     assert!(
@@ -276,6 +267,6 @@ fn unreleasable_barrier_is_reported_not_hung() {
     );
     let hw = synth::hardware(1, None, 1);
     let costs = synth::costs_for(&k, &[(1.0, 2.0)], &hw);
-    let r = simulate(&k.kernel, &costs, &hw, &exec(&k, 1), &SimOptions::default()).unwrap();
+    let r = simulate(&k.kernel, &costs, &hw, &k.exec(1), &SimOptions::default()).unwrap();
     assert_eq!(r.cycles, 3.0);
 }
