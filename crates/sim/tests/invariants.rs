@@ -99,7 +99,7 @@ proptest! {
             }
             // The whole core: at most IL issues in any one-cycle window, whenever the
             // partitions share IL evenly (IL = 2 or 4 on two partitions, as on real GPUs).
-            if il.fract() == 0.0 && (il as u64) % (p as u64) == 0 {
+            if il.fract() == 0.0 && (il as u64).is_multiple_of(p as u64) {
                 let mut all: Vec<u64> = recs.iter().map(|x| x.issue).collect();
                 all.sort_unstable();
                 prop_assert!(window_max(&all) <= il as usize, "core over IL in a cycle");
