@@ -1,21 +1,16 @@
 //! End-to-end tests of `ptx2idg cfg`: kernel selection, launch options, trips tables,
 //! Nsight Compute profiles solved for trip counts, and the errors named by file and row.
 
+mod common;
+
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::PathBuf;
+use std::process::Output;
+
+use common::text;
 
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ptx2idg"))
-        .arg("cfg")
-        .args(args)
-        .current_dir(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")))
-        .output()
-        .expect("run ptx2idg")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+    common::ptx2idg(std::iter::once(&"cfg").chain(args))
 }
 
 /// A scratch file that lives as long as the test.

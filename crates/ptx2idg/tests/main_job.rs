@@ -1,19 +1,14 @@
 //! End-to-end tests of the main job, `ptx2idg FILE ...`: the `stats` contract, the JSON
 //! round trip, DOT's size guard and the errors a user meets first.
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod common;
+
+use std::process::Output;
+
+use common::text;
 
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ptx2idg"))
-        .args(args)
-        .current_dir(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")))
-        .output()
-        .expect("run ptx2idg")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+    common::ptx2idg(args)
 }
 
 const AXPY: &[&str] = &[

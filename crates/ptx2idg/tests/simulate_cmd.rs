@@ -1,8 +1,11 @@
 //! End-to-end tests of `ptx2idg simulate`: the sweep CSV contract, occupancy limited by the
 //! shared memory the PTX declares, and fast-forward changing no result.
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod common;
+
+use std::process::Output;
+
+use common::text;
 
 fn run(extra: &[&str]) -> Output {
     // lud_perimeter declares three 1 KiB shared arrays; the launch of the Rodinia suite.
@@ -25,15 +28,7 @@ fn run(extra: &[&str]) -> Output {
         "h100",
     ];
     args.extend_from_slice(extra);
-    Command::new(env!("CARGO_BIN_EXE_ptx2idg"))
-        .args(args)
-        .current_dir(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")))
-        .output()
-        .expect("run ptx2idg")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+    common::ptx2idg(args)
 }
 
 #[test]

@@ -80,7 +80,8 @@ pub(crate) fn prepare(
     idg.nodes
         .iter()
         .zip(costs)
-        .map(|(node, cost)| Prepared {
+        .zip(heads)
+        .map(|((node, cost), loop_head)| Prepared {
             cost: NodeCost {
                 lambda: cost.lambda * lambda_scale,
                 ..*cost
@@ -94,7 +95,7 @@ pub(crate) fn prepare(
                     .unwrap_or(warps_per_group),
             }),
             splits_block: splits_block(&node.op),
-            loop_head: false,
+            loop_head,
             posted: posted_stores
                 && node.barrier.is_none()
                 && node.mem.is_some_and(|m| m.store)
@@ -103,8 +104,6 @@ pub(crate) fn prepare(
                     .iter()
                     .all(|&r| matches!(idg.resources[r.index()].kind, ResourceKind::Memory)),
         })
-        .zip(heads)
-        .map(|(p, loop_head)| Prepared { loop_head, ..p })
         .collect()
 }
 

@@ -79,6 +79,19 @@ impl Default for Launch {
     }
 }
 
+impl Launch {
+    /// The CUDA occupancy rules for a block of `kernel` with this launch's registers and
+    /// shared memory on `profile` (`blocks_per_sm` is not consulted).
+    pub fn occupancy(&self, kernel: &KernelIdgs, profile: &GpuProfile) -> gpu::OccupancyLimit {
+        gpu::occupancy(
+            profile,
+            kernel.block.iter().product(),
+            self.regs_per_thread,
+            self.shared_bytes_per_block,
+        )
+    }
+}
+
 /// The execution configuration of `kernel` on `profile` (one core's share of the grid).
 pub fn exec_for_occupancy(
     kernel: &KernelIdgs,
@@ -89,12 +102,7 @@ pub fn exec_for_occupancy(
     let concurrent = match launch.blocks_per_sm {
         Some(b) => b,
         None => {
-            let occ = gpu::occupancy(
-                profile,
-                threads,
-                launch.regs_per_thread,
-                launch.shared_bytes_per_block,
-            );
+            let occ = launch.occupancy(kernel, profile);
             if occ.blocks_per_sm == 0 {
                 return Err(SimError::Gpu(format!(
                     "a block of {threads} threads, {} registers per thread and {} shared bytes \

@@ -31,6 +31,31 @@ pub enum SweepAxis {
 }
 
 impl SweepAxis {
+    /// The axis cut at `max_groups` resident groups of `warps_per_group` warps, with the
+    /// new end in the axis's unit when it was cut.
+    pub fn capped(self, max_groups: u32, warps_per_group: u32) -> (SweepAxis, Option<u32>) {
+        match self {
+            SweepAxis::Warps(r) => {
+                let cap = max_groups * warps_per_group.max(1);
+                if *r.end() > cap {
+                    (SweepAxis::Warps(*r.start()..=cap), Some(cap))
+                } else {
+                    (SweepAxis::Warps(r), None)
+                }
+            }
+            SweepAxis::BlocksPerSm(r) => {
+                if *r.end() > max_groups {
+                    (
+                        SweepAxis::BlocksPerSm(*r.start()..=max_groups),
+                        Some(max_groups),
+                    )
+                } else {
+                    (SweepAxis::BlocksPerSm(r), None)
+                }
+            }
+        }
+    }
+
     /// Resident group counts to simulate, ascending.
     pub fn group_counts(&self, warps_per_group: u32) -> Result<Vec<u32>, SimError> {
         let wpg = warps_per_group.max(1);

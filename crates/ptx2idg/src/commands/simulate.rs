@@ -262,38 +262,23 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
     }
     // A sweep reaches the occupancy the kernel's registers and shared memory allow, no
     // further: points beyond cannot be launched.
-    let threads: u32 = idgs.block.iter().product();
-    let occ = gpu::occupancy(
-        &profile,
-        threads,
-        launch.regs_per_thread,
-        launch.shared_bytes_per_block,
-    );
-    let wpg = idgs.warps_per_group.max(1);
-    let (end, cap) = match &axis {
-        sim::SweepAxis::Warps(r) => (*r.end(), occ.blocks_per_sm * wpg),
-        sim::SweepAxis::BlocksPerSm(r) => (*r.end(), occ.blocks_per_sm),
-    };
-    let axis = if end > cap {
+    let occ = launch.occupancy(&idgs, &profile);
+    let (axis, cut) = axis.capped(occ.blocks_per_sm, idgs.warps_per_group);
+    if let Some(cap) = cut {
         diag::file_error(
             &file,
             &format!(
-                "warning: the sweep stops at {cap} ({} blocks per SM of {threads} threads with \
+                "warning: the sweep stops at {cap} ({} blocks per SM of {} threads with \
                  {} registers per thread and {} shared bytes per block, limited by {:?}; \
                  --regs and --shared change the limit)",
                 occ.blocks_per_sm,
+                idgs.block.iter().product::<u32>(),
                 launch.regs_per_thread,
                 launch.shared_bytes_per_block,
                 occ.limiting_resource
             ),
         );
-        match axis {
-            sim::SweepAxis::Warps(r) => sim::SweepAxis::Warps(*r.start()..=cap),
-            sim::SweepAxis::BlocksPerSm(r) => sim::SweepAxis::BlocksPerSm(*r.start()..=cap),
-        }
-    } else {
-        axis
-    };
+    }
     let base = sim::exec_for_occupancy(
         &idgs,
         &profile,

@@ -116,6 +116,16 @@ impl FastForward {
     }
 }
 
+/// A time compared only against later instants, relative to `now`: anything not after now is
+/// alike (0), and an unknown time stays distinct.
+fn future(t: u64, now: u64) -> u64 {
+    if t == UNKNOWN {
+        u64::MAX
+    } else {
+        t.saturating_sub(now)
+    }
+}
+
 fn hash_words(words: &[u64]) -> u64 {
     // A multiply-rotate mix: only a filter, every match is confirmed word for word.
     words.iter().fold(0x9e37_79b9_7f4a_7c15u64, |h, &w| {
@@ -157,12 +167,12 @@ impl Engine<'_> {
         self.encode(&mut key, &mut progress, &mut affine);
         let hash = hash_words(&key);
         let words = key.len() as u64;
+        let busy = self.busy_now();
         let old = self.ff.as_ref().and_then(|ff| ff.lookup(hash, &key));
         let skip = old.and_then(|old| {
             let m = self.repeats(old, &progress)?;
-            self.skip(old, &progress, &affine, m)
+            self.skip(old, &progress, &affine, &busy, m)
         });
-        let busy = self.busy_now();
         let next_at = self.counters.instructions + (words / 8).max(64);
         let Some(ff) = self.ff.as_mut() else {
             return false;
@@ -255,6 +265,7 @@ impl Engine<'_> {
         old: &Checkpoint,
         progress: &[Progress],
         affine: &[Affine],
+        busy: &[u64],
         m: u64,
     ) -> Option<Skip> {
         if old.affine.len() != affine.len() {
@@ -271,8 +282,7 @@ impl Engine<'_> {
         }
         let mut counters = Counters::default();
         counters.add_times(self.counters.since(old.counters), m);
-        let busy = self
-            .busy_now()
+        let busy = busy
             .iter()
             .zip(&old.busy)
             .map(|(b, a)| (b - a) * m)
@@ -408,14 +418,8 @@ impl Engine<'_> {
     fn encode(&self, key: &mut Vec<u64>, progress: &mut Vec<Progress>, affine: &mut Vec<Affine>) {
         let now = self.now;
         let rel = |t: u64| t.wrapping_sub(now);
-        // A time compared only against later instants: anything not after now is alike.
-        let future = |t: u64| {
-            if t == UNKNOWN {
-                u64::MAX
-            } else {
-                t.saturating_sub(now)
-            }
-        };
+        let future = |t: u64| future(t, now);
+        let bases: Vec<u64> = (0..self.warps.len()).map(|s| self.live_base(s)).collect();
 
         // The next group may start no sooner than this; dispatches happen at or after now.
         key.push(
@@ -444,7 +448,7 @@ impl Engine<'_> {
                 .iter()
                 .map(|r| {
                     let (t, slot, seq, sub) = r.0;
-                    (rel(t), slot, seq - self.live_base(slot as usize), sub)
+                    (rel(t), slot, seq - bases[slot as usize], sub)
                 })
                 .collect();
             pending.sort_unstable();
@@ -471,7 +475,7 @@ impl Engine<'_> {
                     b.waiting.len() as u64,
                 ]);
                 for &(slot, seq) in &b.waiting {
-                    key.extend([u64::from(slot), seq - self.live_base(slot as usize)]);
+                    key.extend([u64::from(slot), seq - bases[slot as usize]]);
                 }
             }
         }
@@ -497,7 +501,7 @@ impl Engine<'_> {
             key.extend([t, kind, what]);
         }
         for slot in 0..self.warps.len() {
-            self.encode_warp(slot, key, progress, affine);
+            self.encode_warp(slot, bases[slot], key, progress, affine);
         }
     }
 
@@ -514,21 +518,17 @@ impl Engine<'_> {
             .unwrap_or(w.fetched)
     }
 
+    /// One warp's part of the key; `base` is its [`Engine::live_base`].
     fn encode_warp(
         &self,
         slot: usize,
+        base: u64,
         key: &mut Vec<u64>,
         progress: &mut Vec<Progress>,
         affine: &mut Vec<Affine>,
     ) {
         let now = self.now;
-        let future = |t: u64| {
-            if t == UNKNOWN {
-                u64::MAX
-            } else {
-                t.saturating_sub(now)
-            }
-        };
+        let future = |t: u64| future(t, now);
         let time = |field, t: u64| Affine {
             field,
             value: t,
@@ -540,7 +540,6 @@ impl Engine<'_> {
             return;
         }
         let id = slot as u32;
-        let base = self.live_base(slot);
         // A sequence number that may be older than the ring: those are complete and ignored.
         let seq_rel = |s: u64| if s < base { u64::MAX } else { s - base };
         key.extend([
