@@ -500,8 +500,8 @@ impl Engine<'_> {
         for (t, kind, what) in timers {
             key.extend([t, kind, what]);
         }
-        for slot in 0..self.warps.len() {
-            self.encode_warp(slot, bases[slot], key, progress, affine);
+        for (slot, &base) in bases.iter().enumerate() {
+            self.encode_warp(slot, base, key, progress, affine);
         }
     }
 
