@@ -204,9 +204,11 @@ impl<'a> Stream<'a> {
         self.peeked
     }
 
-    /// Takes the next instruction: calls `pred` once for each instruction it depends on
-    /// (distinct, in no particular order) and returns its sequence number and node. What
-    /// [`Iterator::next`] does without building a [`DynInst`].
+    /// Takes the next instruction: calls `pred` with the last writer of each resource it reads
+    /// that has one, in no particular order (an instruction that wrote two of those resources
+    /// comes once per resource: deduplicating is left to consumers that need it, since the
+    /// simulator does not), and returns its sequence number and node. What [`Iterator::next`]
+    /// does without building a [`DynInst`].
     pub fn take(&mut self, mut pred: impl FnMut(u64)) -> Option<(u64, NodeId)> {
         let id = self.peek()?;
         self.peeked = None;
@@ -214,13 +216,9 @@ impl<'a> Stream<'a> {
         let start = start as usize;
         let refs = &self.table.refs[start..start + usize::from(reads) + usize::from(writes)];
         let (reads, writes) = refs.split_at(usize::from(reads));
-        for (i, &r) in reads.iter().enumerate() {
+        for &r in reads {
             let p = self.last_writer[r as usize];
-            if p != NONE
-                && !reads[..i]
-                    .iter()
-                    .any(|&q| self.last_writer[q as usize] == p)
-            {
+            if p != NONE {
                 pred(p);
             }
         }
@@ -281,6 +279,7 @@ impl Iterator for Stream<'_> {
         let mut preds: SmallVec<[u64; 4]> = SmallVec::new();
         let (seq, node) = self.take(|p| preds.push(p))?;
         preds.sort_unstable();
+        preds.dedup();
         Some(DynInst { seq, node, preds })
     }
 }

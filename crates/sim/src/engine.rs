@@ -33,7 +33,9 @@ use crate::cost::{prepare, ClassCosts, Prepared};
 use crate::result::{Counters, IssueRecord};
 use crate::SimError;
 
+mod pending;
 mod steady;
+use pending::Pending;
 use steady::FastForward;
 
 /// Cumulative busy time of a resource whose busy intervals never overlap.
@@ -64,7 +66,8 @@ struct Slot {
     /// Latest completion of the predecessors known so far.
     ready: u64,
     complete: u64,
-    /// Predecessors not issued yet.
+    /// References to predecessors not issued yet (one per resource read, so an instruction
+    /// that wrote two of them counts twice, and is twice among its waiters).
     waiting_on: u16,
     waiters: SmallVec<[u64; 2]>,
     /// When it entered the ready set, with the subsystem's and valve's busy time then, for the
@@ -122,7 +125,7 @@ struct Partition {
     subs: Vec<Sub>,
     /// Instructions whose predecessors have all issued, until their readiness time:
     /// (ready, warp slot, seq, subsystem).
-    pending: BinaryHeap<Reverse<(u64, u32, u64, u16)>>,
+    pending: Pending,
     /// A lower bound of the partition's next issue instant (see [`Engine::part_next`]),
     /// valid unless `dirty`.
     next: u64,
@@ -275,6 +278,8 @@ pub(crate) struct Engine<'a> {
     uniform_from: u64,
     /// The oldest warp still fetching: its loop iterations pace the checkpoints.
     pacer: usize,
+    /// Scratch for the entries `promote` takes from a pending queue.
+    due: Vec<pending::Entry>,
 }
 
 impl<'a> Engine<'a> {
@@ -302,7 +307,7 @@ impl<'a> Engine<'a> {
                         ready_count: 0,
                     })
                     .collect(),
-                pending: BinaryHeap::new(),
+                pending: Pending::default(),
                 next: UNKNOWN,
                 dirty: false,
                 valve_next: 0,
@@ -370,6 +375,7 @@ impl<'a> Engine<'a> {
             ff: (opts.fast_forward && !opts.record).then(FastForward::default),
             checkpoint_due: false,
             pacer: 0,
+            due: Vec::new(),
             // Groups not walked reuse the classes of the first walked one.
             uniform_from: kernel
                 .groups_built
@@ -645,8 +651,12 @@ impl<'a> Engine<'a> {
             self.enter_ready(part, sub, slot, seq, self.now);
         } else {
             let p = &mut self.parts[part];
-            p.pending
-                .push(Reverse((ready, slot as u32, seq, sub as u16)));
+            p.pending.push(pending::Entry {
+                ready,
+                slot: slot as u32,
+                seq,
+                sub: sub as u16,
+            });
             p.dirty = true;
         }
     }
@@ -746,13 +756,15 @@ impl<'a> Engine<'a> {
     /// that time and come out the same, since nothing issued on the partition in between.
     pub(super) fn promote(&mut self, part: usize) {
         let now = self.now;
-        while let Some(&Reverse((r, slot, seq, sub))) = self.parts[part].pending.peek() {
-            if r > now {
-                break;
-            }
-            self.parts[part].pending.pop();
-            self.enter_ready(part, usize::from(sub), slot as usize, seq, r);
+        if self.parts[part].pending.min() > now {
+            return;
         }
+        let mut due = std::mem::take(&mut self.due);
+        self.parts[part].pending.pop_due(now, &mut due);
+        for e in due.drain(..) {
+            self.enter_ready(part, usize::from(e.sub), e.slot as usize, e.seq, e.ready);
+        }
+        self.due = due;
     }
 
     fn issue_phase(&mut self, part: usize) {
@@ -1071,7 +1083,7 @@ impl<'a> Engine<'a> {
                 .map(|s| s.next_free)
                 .min()
                 .unwrap_or(UNKNOWN);
-            let pending = p.pending.peek().map_or(UNKNOWN, |r| r.0 .0);
+            let pending = p.pending.min();
             let t = ready.min(pending);
             p.next = if t == UNKNOWN {
                 UNKNOWN

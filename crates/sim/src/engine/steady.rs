@@ -22,7 +22,7 @@
 //! Keys are compared word for word, not only by hash.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::collections::{HashMap, VecDeque};
 
 use super::{Engine, Timer, UNKNOWN};
 use crate::result::Counters;
@@ -338,11 +338,7 @@ impl Engine<'_> {
                 s.busy.last_start += dt;
                 s.busy.before_last += sub_busy(pi, si);
             }
-            let pending: BinaryHeap<_> = std::mem::take(&mut p.pending)
-                .into_iter()
-                .map(|Reverse((r, slot, seq, sub))| Reverse((r + dt, slot, seq, sub)))
-                .collect();
-            p.pending = pending;
+            p.pending.shift(dt);
             p.dirty = true;
         }
         for g in &mut self.groups {
@@ -446,8 +442,8 @@ impl Engine<'_> {
             let mut pending: Vec<(u64, u32, u64, u16)> = p
                 .pending
                 .iter()
-                .map(|r| {
-                    let (t, slot, seq, sub) = r.0;
+                .map(|e| {
+                    let (t, slot, seq, sub) = (e.ready, e.slot, e.seq, e.sub);
                     (rel(t), slot, seq - bases[slot as usize], sub)
                 })
                 .collect();
