@@ -148,6 +148,8 @@ struct BarrierState {
 #[derive(Debug, Clone, Default)]
 struct GroupSlot {
     active: bool,
+    /// Local index of the group running here (start order on this core).
+    local: u64,
     live: u32,
     finish: u64,
     all_mask: u64,
@@ -161,11 +163,16 @@ enum Timer {
         slot: u32,
         generation: u32,
     },
+    /// Groups ending at one instant are retired oldest first (`order`: the group's local
+    /// index), so that which slot a group ran in never breaks a tie.
     GroupDone {
+        order: u64,
         group_slot: u32,
     },
-    /// A free group slot receives its next group (after the dispatch costs).
+    /// A free group slot receives its next group (after the dispatch costs); `order` is the
+    /// dispatch's rank, and the local index the group will get.
     GroupStart {
+        order: u64,
         group_slot: u32,
     },
 }
@@ -449,6 +456,7 @@ impl<'a> Engine<'a> {
         let wpg = self.exec.warps_per_group as usize;
         let group = &mut self.groups[gslot];
         group.active = true;
+        group.local = local;
         group.live = wpg as u32;
         group.finish = self.now;
         group.all_mask = if wpg == 64 {
@@ -705,7 +713,7 @@ impl<'a> Engine<'a> {
                     self.refill(slot);
                     self.check_finished(slot);
                 }
-                Timer::GroupDone { group_slot } => {
+                Timer::GroupDone { group_slot, .. } => {
                     let g = group_slot as usize;
                     let wpg = self.exec.warps_per_group as usize;
                     for lane in 0..wpg {
@@ -716,7 +724,7 @@ impl<'a> Engine<'a> {
                     let earliest = self.now + self.dispatch_latency;
                     self.dispatch(g, earliest);
                 }
-                Timer::GroupStart { group_slot } => {
+                Timer::GroupStart { group_slot, .. } => {
                     self.pending_starts -= 1;
                     self.start_group(group_slot as usize);
                 }
@@ -743,6 +751,7 @@ impl<'a> Engine<'a> {
             self.timers.push(Reverse((
                 at,
                 Timer::GroupStart {
+                    order: self.next_group + self.pending_starts,
                     group_slot: gslot as u32,
                 },
             )));
@@ -1046,6 +1055,7 @@ impl<'a> Engine<'a> {
             self.timers.push(Reverse((
                 t,
                 Timer::GroupDone {
+                    order: g.local,
                     group_slot: gslot as u32,
                 },
             )));

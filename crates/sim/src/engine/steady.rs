@@ -475,25 +475,27 @@ impl Engine<'_> {
                 }
             }
         }
-        let mut timers: Vec<(u64, u64, u64)> = self
+        // In firing order: time, kind, then the order among groups (their slots do not break
+        // ties), so equal keys fire their timers alike.
+        let mut timers: Vec<(u64, u64, u64, u64)> = self
             .timers
             .iter()
             .map(|r| {
                 let (t, timer) = r.0;
-                let (kind, what) = match timer {
+                let (kind, order, what) = match timer {
                     Timer::Wake { slot, generation } => {
                         let live = self.warps[slot as usize].generation == generation;
-                        (u64::from(live), u64::from(slot))
+                        (u64::from(live), u64::from(slot), u64::from(slot))
                     }
-                    Timer::GroupDone { group_slot } => (2, u64::from(group_slot)),
-                    Timer::GroupStart { group_slot } => (3, u64::from(group_slot)),
+                    Timer::GroupDone { order, group_slot } => (2, order, u64::from(group_slot)),
+                    Timer::GroupStart { order, group_slot } => (3, order, u64::from(group_slot)),
                 };
-                (rel(t), kind, what)
+                (rel(t), kind, order, what)
             })
             .collect();
         timers.sort_unstable();
         key.push(timers.len() as u64);
-        for (t, kind, what) in timers {
+        for (t, kind, _, what) in timers {
             key.extend([t, kind, what]);
         }
         for (slot, &base) in bases.iter().enumerate() {
