@@ -19,6 +19,9 @@
 //! period, such as one starved by a greedy scheduler, keeps waiting through the skipped ones
 //! and is charged the whole wait when it issues).
 //!
+//! The key leaves out which group slot each group runs in and which index each partition has
+//! (see `Engine::encode`): the same schedule with its groups in other slots is the same state.
+//!
 //! Keys are compared word for word, not only by hash.
 
 use std::cmp::Reverse;
@@ -131,6 +134,22 @@ fn hash_words(words: &[u64]) -> u64 {
     words.iter().fold(0x9e37_79b9_7f4a_7c15u64, |h, &w| {
         (h.rotate_left(5) ^ w).wrapping_mul(0x5851_f42d_4c95_7f2d)
     })
+}
+
+/// A renaming of group slots, warp slots and partitions under which equivalent states encode
+/// alike (see [`Engine::encode`]).
+struct Canon {
+    /// Group slots in key order, and each slot's position in it.
+    groups: Vec<usize>,
+    group: Vec<u32>,
+    /// Groups that run or will run a group (a prefix of `groups`).
+    live_groups: usize,
+    /// Warp slots in key order (by group, then lane), and each slot's position in it.
+    warps: Vec<usize>,
+    warp: Vec<u32>,
+    /// Partitions in key order, and each partition's position in it.
+    parts: Vec<usize>,
+    part_label: Vec<u32>,
 }
 
 /// What skipping `m` periods adds.
@@ -274,7 +293,8 @@ impl Engine<'_> {
         let mut frozen = Vec::new();
         for (a, b) in old.affine.iter().zip(affine) {
             if a.relative != b.relative {
-                if a.value != b.value {
+                // Stayed put: the same value of the same warp (a renamed one is another).
+                if a.value != b.value || a.field != b.field {
                     return None;
                 }
                 frozen.push((b.field, b.value));
@@ -411,11 +431,17 @@ impl Engine<'_> {
     /// breakdown reads (those go to `affine`). Values that can no longer be read (times
     /// already past where only their passing matters, ring slots outside the live range) are
     /// left out so that equivalent states encode equally.
+    ///
+    /// Which group slot a group runs in, and which partition index a partition has, are left
+    /// out too (see [`Canon`]): the engine breaks no tie by them, so two states that differ
+    /// only by such a renaming run alike, and the outputs (sums over warps and partitions)
+    /// are the same.
     fn encode(&self, key: &mut Vec<u64>, progress: &mut Vec<Progress>, affine: &mut Vec<Affine>) {
         let now = self.now;
         let rel = |t: u64| t.wrapping_sub(now);
         let future = |t: u64| future(t, now);
         let bases: Vec<u64> = (0..self.warps.len()).map(|s| self.live_base(s)).collect();
+        let canon = self.canon();
 
         // The next group may start no sooner than this; dispatches happen at or after now.
         key.push(
@@ -423,13 +449,23 @@ impl Engine<'_> {
                 .map_or(0, |t| future(t + self.dispatch_interval)),
         );
         key.push(self.pending_starts);
-        for p in &self.parts {
+        // Which partition (renamed) each warp of a group that has or will have warps runs on.
+        key.push(canon.live_groups as u64);
+        for &g in &canon.groups[..canon.live_groups] {
+            let wpg = self.exec.warps_per_group as usize;
+            key.extend(
+                (0..wpg).map(|lane| u64::from(canon.part_label[self.warps[g * wpg + lane].part])),
+            );
+        }
+        for &pi in &canon.parts {
+            let p = &self.parts[pi];
             // Busy logs are read at or after now only (later promotions have readiness times
             // past now), relative to their value now: only the end of the last interval counts.
             key.extend([
                 future(p.valve_next),
                 future(p.valve.last_start + p.valve.last_len),
-                p.last_warp.map_or(u64::MAX, u64::from),
+                p.last_warp
+                    .map_or(u64::MAX, |w| u64::from(canon.warp[w as usize])),
             ]);
             for s in &p.subs {
                 key.extend([
@@ -443,18 +479,20 @@ impl Engine<'_> {
                 .pending
                 .iter()
                 .map(|e| {
-                    let (t, slot, seq, sub) = (e.ready, e.slot, e.seq, e.sub);
-                    (rel(t), slot, seq - bases[slot as usize], sub)
+                    let w = e.slot as usize;
+                    (rel(e.ready), canon.warp[w], e.seq - bases[w], e.sub)
                 })
                 .collect();
             pending.sort_unstable();
             key.push(pending.len() as u64);
-            for (t, slot, seq, sub) in pending {
-                key.extend([t, u64::from(slot), seq, u64::from(sub)]);
+            for (t, warp, seq, sub) in pending {
+                key.extend([t, u64::from(warp), seq, u64::from(sub)]);
             }
         }
-        key.extend(self.rank_of.iter().map(|&r| u64::from(r)));
-        for g in &self.groups {
+        // Ready sets are in age-rank space; the rank of every warp ties it to its bit.
+        key.extend(canon.warps.iter().map(|&w| u64::from(self.rank_of[w])));
+        for &gi in &canon.groups {
+            let g = &self.groups[gi];
             key.extend([
                 u64::from(g.active),
                 u64::from(g.live),
@@ -471,12 +509,16 @@ impl Engine<'_> {
                     b.waiting.len() as u64,
                 ]);
                 for &(slot, seq) in &b.waiting {
-                    key.extend([u64::from(slot), seq - bases[slot as usize]]);
+                    key.extend([
+                        u64::from(canon.warp[slot as usize]),
+                        seq - bases[slot as usize],
+                    ]);
                 }
             }
         }
-        // In firing order: time, kind, then the order among groups (their slots do not break
-        // ties), so equal keys fire their timers alike.
+        // In firing order: time, kind, then the order among groups. Warps woken at one instant
+        // act on their own state only, so their order is immaterial and they are listed by
+        // their renamed index.
         let mut timers: Vec<(u64, u64, u64, u64)> = self
             .timers
             .iter()
@@ -485,10 +527,15 @@ impl Engine<'_> {
                 let (kind, order, what) = match timer {
                     Timer::Wake { slot, generation } => {
                         let live = self.warps[slot as usize].generation == generation;
-                        (u64::from(live), u64::from(slot), u64::from(slot))
+                        let w = u64::from(canon.warp[slot as usize]);
+                        (u64::from(live), w, w)
                     }
-                    Timer::GroupDone { order, group_slot } => (2, order, u64::from(group_slot)),
-                    Timer::GroupStart { order, group_slot } => (3, order, u64::from(group_slot)),
+                    Timer::GroupDone { order, group_slot } => {
+                        (2, order, u64::from(canon.group[group_slot as usize]))
+                    }
+                    Timer::GroupStart { order, group_slot } => {
+                        (3, order, u64::from(canon.group[group_slot as usize]))
+                    }
                 };
                 (rel(t), kind, order, what)
             })
@@ -498,8 +545,66 @@ impl Engine<'_> {
         for (t, kind, _, what) in timers {
             key.extend([t, kind, what]);
         }
-        for (slot, &base) in bases.iter().enumerate() {
-            self.encode_warp(slot, base, key, progress, affine);
+        for &slot in &canon.warps {
+            self.encode_warp(slot, bases[slot], key, progress, affine);
+        }
+    }
+
+    /// The renaming of group slots and partitions the key is written in.
+    fn canon(&self) -> Canon {
+        let n_groups = self.groups.len();
+        let wpg = self.exec.warps_per_group as usize;
+        // Running groups oldest first, then slots waiting for a group in dispatch order, then
+        // the slots that will get none (their warps stay inactive; their order is immaterial).
+        let mut starts: Vec<(u64, usize)> = self
+            .timers
+            .iter()
+            .filter_map(|r| match r.0 .1 {
+                Timer::GroupStart { order, group_slot } => Some((order, group_slot as usize)),
+                _ => None,
+            })
+            .collect();
+        starts.sort_unstable();
+        let mut groups: Vec<usize> = (0..n_groups).filter(|&g| self.groups[g].active).collect();
+        groups.sort_unstable_by_key(|&g| self.groups[g].local);
+        groups.extend(starts.iter().map(|&(_, g)| g));
+        let live_groups = groups.len();
+        let mut dead = vec![true; n_groups];
+        for &g in &groups {
+            dead[g] = false;
+        }
+        groups.extend((0..n_groups).filter(|&g| dead[g]));
+        let mut group = vec![0u32; n_groups];
+        for (c, &g) in groups.iter().enumerate() {
+            group[g] = c as u32;
+        }
+        let warps: Vec<usize> = groups
+            .iter()
+            .flat_map(|&g| (0..wpg).map(move |lane| g * wpg + lane))
+            .collect();
+        let mut warp = vec![0u32; self.warps.len()];
+        for (c, &w) in warps.iter().enumerate() {
+            warp[w] = c as u32;
+        }
+        // Partitions named in the order the live warps first use them, unused ones after.
+        let n_parts = self.parts.len();
+        let mut parts: Vec<usize> = Vec::with_capacity(n_parts);
+        let mut part_label = vec![u32::MAX; n_parts];
+        let live_warps = warps[..live_groups * wpg].iter();
+        for p in live_warps.map(|&w| self.warps[w].part).chain(0..n_parts) {
+            if part_label[p] == u32::MAX {
+                part_label[p] = parts.len() as u32;
+                parts.push(p);
+            }
+        }
+        Canon {
+            groups,
+            live_groups,
+            group,
+            warps,
+            warp,
+            parts,
+            part_label,
         }
     }
 
@@ -533,10 +638,11 @@ impl Engine<'_> {
             relative: t.wrapping_sub(now),
         };
         let w = &self.warps[slot];
-        key.extend([u64::from(w.active), u64::from(w.finished)]);
         if !w.active {
+            key.push(0);
             return;
         }
+        key.extend([1, u64::from(w.finished)]);
         let id = slot as u32;
         // A sequence number that may be older than the ring: those are complete and ignored.
         let seq_rel = |s: u64| if s < base { u64::MAX } else { s - base };
