@@ -123,6 +123,8 @@ struct Sub {
 
 struct Partition {
     subs: Vec<Sub>,
+    /// Bit `s` is set when subsystem `s` has a ready instruction (`ready_count > 0`).
+    ready_subs: u64,
     /// Instructions whose predecessors have all issued, until their readiness time:
     /// (ready, warp slot, seq, subsystem).
     pending: Pending,
@@ -204,6 +206,13 @@ pub(crate) fn prepare_all(
     opts.validate()?;
     if kernel.classes.is_empty() {
         return Err(SimError::Config("the kernel has no warp class".into()));
+    }
+    if hw.subsystems.len() > 64 {
+        // A partition keeps the subsystems with ready work in one word.
+        return Err(SimError::Config(format!(
+            "at most 64 subsystems, got {}",
+            hw.subsystems.len()
+        )));
     }
     crate::cost::check_costs(kernel, costs, hw.subsystems.len())?;
     if kernel.warps_per_group != exec.warps_per_group {
@@ -315,6 +324,7 @@ impl<'a> Engine<'a> {
                     })
                     .collect(),
                 pending: Pending::default(),
+                ready_subs: 0,
                 next: UNKNOWN,
                 dirty: false,
                 valve_next: 0,
@@ -399,12 +409,22 @@ impl<'a> Engine<'a> {
         }
         loop {
             self.fire_timers();
+            // What a partition does at an instant touches no other partition's ready sets
+            // or queues (barriers and group ends act through timers), so each partition's next
+            // instant is final once it has been visited.
+            let mut next = UNKNOWN;
             for p in 0..self.parts.len() {
-                if self.part_next(p) <= self.now {
+                let mut t = self.part_next(p);
+                if t <= self.now {
                     self.issue_phase(p);
+                    t = self.part_next(p);
                 }
+                debug_assert!(t > self.now, "an issuable instruction was left behind");
+                next = next.min(t);
             }
-            let mut next = self.next_instant();
+            if let Some(Reverse((t, _))) = self.timers.peek() {
+                next = next.min((*t).max(self.now));
+            }
             // Checkpoints only between instants, so that nothing set after one shares its time.
             if self.checkpoint_due && next != UNKNOWN && next > self.now {
                 self.checkpoint_due = false;
@@ -681,6 +701,7 @@ impl<'a> Engine<'a> {
         if *word & bit == 0 {
             *word |= bit;
             s.ready_count += 1;
+            p.ready_subs |= 1 << sub;
         }
         let w = &mut self.warps[slot];
         w.ready[sub].push(seq);
@@ -796,8 +817,12 @@ impl<'a> Engine<'a> {
         let n_slots = self.warps.len();
         // (λ if looked up, policy key, subsystem, warp slot)
         let mut best: Option<(Option<u64>, u64, usize, usize)> = None;
-        for (si, s) in p.subs.iter().enumerate() {
-            if s.ready_count == 0 || s.next_free > self.now {
+        let mut subs = p.ready_subs;
+        while subs != 0 {
+            let si = subs.trailing_zeros() as usize;
+            subs &= subs - 1;
+            let s = &p.subs[si];
+            if s.next_free > self.now {
                 continue;
             }
             let (key, rank) = match self.opts.scheduler {
@@ -910,7 +935,7 @@ impl<'a> Engine<'a> {
         let s = &mut w.ring[(seq & mask) as usize];
         s.issued = true;
         s.complete = complete;
-        let waiters = std::mem::take(&mut s.waiters);
+        let n_waiters = s.waiters.len();
         w.unissued -= 1;
         w.last_issue = now;
         if complete != UNKNOWN {
@@ -940,13 +965,19 @@ impl<'a> Engine<'a> {
             let rank = self.rank_of[slot] as usize;
             sb.ready_warps[rank / 64] &= !(1u64 << (rank % 64));
             sb.ready_count -= 1;
+            if sb.ready_count == 0 {
+                pm.ready_subs &= !(1 << sub);
+            }
         }
         pm.valve.record(now, pm.interval);
         pm.valve_next = now + pm.interval;
         pm.last_warp = Some(slot as u32);
 
-        for d in waiters {
+        // Waking a waiter touches only the waiter's slot and the pending queue, so the list is
+        // read in place and cleared after.
+        for i in 0..n_waiters {
             let w = &mut self.warps[slot];
+            let d = w.ring[(seq & mask) as usize].waiters[i];
             let ds = &mut w.ring[(d & mask) as usize];
             ds.ready = ds.ready.max(complete);
             ds.waiting_on -= 1;
@@ -955,6 +986,9 @@ impl<'a> Engine<'a> {
                 let dsub = w.prep[ds.node as usize].cost.subsystem as usize;
                 self.make_candidate(slot, d, r, dsub);
             }
+        }
+        if n_waiters > 0 {
+            self.warps[slot].ring[(seq & mask) as usize].waiters.clear();
         }
 
         if let Some(b) = prep.barrier {
@@ -1035,7 +1069,7 @@ impl<'a> Engine<'a> {
 
     fn check_finished(&mut self, slot: usize) {
         let w = &self.warps[slot];
-        if !w.active || w.finished || !w.exhausted || w.unissued > 0 || w.fence.is_some() {
+        if !w.exhausted || w.unissued > 0 || !w.active || w.finished || w.fence.is_some() {
             return;
         }
         let finish = w.max_complete;
@@ -1086,13 +1120,12 @@ impl<'a> Engine<'a> {
         let p = &mut self.parts[part];
         if p.dirty {
             p.dirty = false;
-            let ready = p
-                .subs
-                .iter()
-                .filter(|s| s.ready_count > 0)
-                .map(|s| s.next_free)
-                .min()
-                .unwrap_or(UNKNOWN);
+            let mut ready = UNKNOWN;
+            let mut subs = p.ready_subs;
+            while subs != 0 {
+                ready = ready.min(p.subs[subs.trailing_zeros() as usize].next_free);
+                subs &= subs - 1;
+            }
             let pending = p.pending.min();
             let t = ready.min(pending);
             p.next = if t == UNKNOWN {
