@@ -60,6 +60,24 @@ fn options(sched: Scheduler, order: IssueOrder, parts: bool) -> SimOptions {
     }
 }
 
+/// Both runs (see [`both`]); asserts that more than `1/div` of the instructions were skipped.
+fn skips_over(
+    k: &synth::SynthKernel,
+    table: &[(f64, f64)],
+    hw: &Hardware,
+    exec: &ExecConfig,
+    opts: SimOptions,
+    div: u64,
+    case: &str,
+) {
+    let (r, skipped) = both(k, table, hw, exec, opts);
+    assert!(
+        skipped > r.instructions / div,
+        "{case}: only {skipped} of {} skipped",
+        r.instructions
+    );
+}
+
 #[test]
 fn many_groups_skip_whole_waves() {
     let k = synth::paper_example(4, 5000);
@@ -70,17 +88,14 @@ fn many_groups_skip_whole_waves() {
         for order in [IssueOrder::Dataflow, IssueOrder::InOrder] {
             for parts in [false, true] {
                 for concurrent in [1, 3, 8] {
-                    let (r, skipped) = both(
+                    skips_over(
                         &k,
                         &TABLE2,
                         &hw,
                         &k.exec(concurrent),
                         options(sched, order, parts),
-                    );
-                    assert!(
-                        skipped > r.instructions / 2,
-                        "{sched} {order:?} parts={parts} γ={concurrent}: only {skipped} of {} skipped",
-                        r.instructions
+                        2,
+                        &format!("{sched} {order:?} parts={parts} γ={concurrent}"),
                     );
                 }
             }
@@ -104,17 +119,14 @@ fn renamed_slots_still_repeat() {
     for sched in [Scheduler::GreedyThenOldest, Scheduler::OldestFirst] {
         for order in [IssueOrder::Dataflow, IssueOrder::InOrder] {
             for concurrent in [5, 7] {
-                let (r, skipped) = both(
+                skips_over(
                     &k,
                     &TABLE2,
                     &hw,
                     &k.exec(concurrent),
                     options(sched, order, false),
-                );
-                assert!(
-                    skipped > r.instructions / 3,
-                    "{sched} {order:?} γ={concurrent}: only {skipped} of {} skipped",
-                    r.instructions
+                    3,
+                    &format!("{sched} {order:?} γ={concurrent}"),
                 );
             }
         }
@@ -131,17 +143,14 @@ fn long_loops_skip_iterations() {
             IssueOrder::InOrder,
             IssueOrder::Scheduled,
         ] {
-            let (r, skipped) = both(
+            skips_over(
                 &k,
                 &[(0.25, 6.0), (1.0, 15.0)],
                 &hw,
                 &k.exec(1),
                 options(sched, order, true),
-            );
-            assert!(
-                skipped > r.instructions / 2,
-                "{sched} {order:?}: only {skipped} of {} skipped",
-                r.instructions
+                2,
+                &format!("{sched} {order:?}"),
             );
         }
     }
