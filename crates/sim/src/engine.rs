@@ -125,8 +125,7 @@ struct Partition {
     subs: Vec<Sub>,
     /// Bit `s` is set when subsystem `s` has a ready instruction (`ready_count > 0`).
     ready_subs: u64,
-    /// Instructions whose predecessors have all issued, until their readiness time:
-    /// (ready, warp slot, seq, subsystem).
+    /// Instructions whose predecessors have all issued, until their readiness time.
     pending: Pending,
     /// A lower bound of the partition's next issue instant (see [`Engine::part_next`]),
     /// valid unless `dirty`.
@@ -422,9 +421,7 @@ impl<'a> Engine<'a> {
                 debug_assert!(t > self.now, "an issuable instruction was left behind");
                 next = next.min(t);
             }
-            if let Some(Reverse((t, _))) = self.timers.peek() {
-                next = next.min((*t).max(self.now));
-            }
+            next = next.min(self.next_timer());
             // Checkpoints only between instants, so that nothing set after one shares its time.
             if self.checkpoint_due && next != UNKNOWN && next > self.now {
                 self.checkpoint_due = false;
@@ -1096,13 +1093,17 @@ impl<'a> Engine<'a> {
         }
     }
 
+    /// When the earliest timer fires (not before now; `UNKNOWN` when none is set).
+    fn next_timer(&self) -> u64 {
+        self.timers
+            .peek()
+            .map_or(UNKNOWN, |Reverse((t, _))| (*t).max(self.now))
+    }
+
     /// The next instant at which an instruction may issue or a timer fires.
     fn next_instant(&mut self) -> u64 {
         let now = self.now;
-        let mut next = self
-            .timers
-            .peek()
-            .map_or(UNKNOWN, |Reverse((t, _))| (*t).max(now));
+        let mut next = self.next_timer();
         for p in 0..self.parts.len() {
             let t = self.part_next(p);
             debug_assert!(t > now, "an issuable instruction was left behind");

@@ -451,8 +451,8 @@ impl Engine<'_> {
         key.push(self.pending_starts);
         // Which partition (renamed) each warp of a group that has or will have warps runs on.
         key.push(canon.live_groups as u64);
+        let wpg = self.exec.warps_per_group as usize;
         for &g in &canon.groups[..canon.live_groups] {
-            let wpg = self.exec.warps_per_group as usize;
             key.extend(
                 (0..wpg).map(|lane| u64::from(canon.part_label[self.warps[g * wpg + lane].part])),
             );
