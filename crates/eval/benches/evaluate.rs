@@ -39,7 +39,8 @@ fn ptx_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// (kernels swept, kernels the front end refused, points, warp instructions, fast-forwarded).
+/// (kernels swept, kernels refused by the front end, the occupancy rules or the simulator,
+/// points, warp instructions, fast-forwarded).
 #[derive(Default, Clone, Copy)]
 struct Size {
     kernels: u64,
@@ -50,6 +51,14 @@ struct Size {
 }
 
 impl Size {
+    const REFUSED: Size = Size {
+        kernels: 0,
+        refused: 1,
+        points: 0,
+        instructions: 0,
+        fast_forwarded: 0,
+    };
+
     fn add(self, o: Size) -> Size {
         Size {
             kernels: self.kernels + o.kernels,
@@ -72,10 +81,7 @@ fn sweep_kernel(module: &ptx::ast::Module, entry: &str, profile: &gpu::GpuProfil
         profile: None,
     };
     let Ok(fe) = walk::front_end(module, entry, &launch, &inputs, &walk::Options::default()) else {
-        return Size {
-            refused: 1,
-            ..Size::default()
-        };
+        return Size::REFUSED;
     };
     let idgs = fe.built.idgs;
     let (timings, _) = gpu::map_kernel(&idgs, profile, None);
@@ -94,10 +100,7 @@ fn sweep_kernel(module: &ptx::ast::Module, entry: &str, profile: &gpu::GpuProfil
         ..sim::SimOptions::default()
     };
     let Ok(base) = sim::exec_for_occupancy(&idgs, profile, &launch) else {
-        return Size {
-            refused: 1,
-            ..Size::default()
-        };
+        return Size::REFUSED;
     };
     match sim::sweep(&idgs, &costs, &hw, &base, &opts, &axis, &|| {}) {
         Ok(points) => Size {
@@ -107,10 +110,7 @@ fn sweep_kernel(module: &ptx::ast::Module, entry: &str, profile: &gpu::GpuProfil
             fast_forwarded: points.iter().map(|p| p.result.fast_forwarded).sum(),
             ..Size::default()
         },
-        Err(_) => Size {
-            refused: 1,
-            ..Size::default()
-        },
+        Err(_) => Size::REFUSED,
     }
 }
 
@@ -135,7 +135,7 @@ fn samples_sweep(files: &[PathBuf], profile: &gpu::GpuProfile) -> Size {
 
 fn report(job: &str, s: Size, secs: f64) {
     eprintln!(
-        "{job}: {} kernels ({} refused by the front end), {} points, {:.1} M warp instructions, \
+        "{job}: {} kernels ({} refused), {} points, {:.1} M warp instructions, \
          {:.0} % fast-forwarded, {:.1} M simulated; one run {secs:.2} s",
         s.kernels,
         s.refused,
