@@ -34,6 +34,8 @@ enum Command {
     Gpus(commands::gpus::GpusArgs),
     /// Map every instruction of a kernel to (class, subsystem, λ, Λ) for a GPU (mappers f, g).
     Map(commands::map::MapArgs),
+    /// Print the ncu (or nvprof) command line that collects every metric the tool reads.
+    Metrics(commands::metrics::MetricsArgs),
     /// Simulate a kernel launch on a GPU with the Pipeline model (one run or an occupancy sweep).
     Simulate(commands::simulate::SimulateArgs),
     /// Predict a kernel's occupancy curve with the analytical models beside the Pipeline model.
@@ -49,6 +51,7 @@ fn main() -> ExitCode {
         Some(Command::Cfg(args)) => commands::cfg::run(&args),
         Some(Command::Gpus(args)) => commands::gpus::run(&args),
         Some(Command::Map(args)) => commands::map::run(&args),
+        Some(Command::Metrics(args)) => commands::metrics::run(&args),
         Some(Command::Simulate(args)) => commands::simulate::run(&args),
         Some(Command::Models(args)) => commands::models::run(&args),
         Some(Command::Eval(args)) => commands::eval::run(&args),

@@ -9,5 +9,6 @@ pub mod gpu_args;
 pub mod gpus;
 pub mod idg;
 pub mod map;
+pub mod metrics;
 pub mod models;
 pub mod simulate;
