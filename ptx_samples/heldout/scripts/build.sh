@@ -21,6 +21,9 @@ if [[ "${1:-}" == "--emit-ptx" ]]; then
     # nvcc records the absolute source path in .file; keep the committed PTX
     # machine-independent (line info then points at cuda/<name>.cu)
     sed -i -E 's|^(\s*\.file\s+[0-9]+\s+)"[^"]*/cuda/([^"/]+)"|\1"cuda/\2"|' "$a.ptx"
+    # toolkit headers inlined into the PTX (wmma, shuffles): keep only the
+    # path below the toolkit's include directory
+    sed -i -E 's|^(\s*\.file\s+[0-9]+\s+)"[^"]*/include/([^"]+)"|\1"cuda-toolkit/include/\2"|' "$a.ptx"
   done
 fi
 find . -name '*.ptx' -not -path './build/*' | sort | while read -r p; do
