@@ -9,11 +9,12 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use ::eval::predict::{describe, GpuBackend, IdgPredictor, Variant};
+use ::eval::predict::{ablations, GpuBackend, IdgPredictor, Variant};
 use ::eval::report::{self, AblationRow};
 use ::eval::Evaluation;
 
 use super::gpu_args::GpuArgs;
+use super::model_args::ModelArgs;
 use crate::diag;
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -24,21 +25,6 @@ pub enum Format {
     /// Measured and predicted WPC at every point (`report::POINTS_HEADER`, then one column
     /// per model).
     Points,
-}
-
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SchedulerArg {
-    Lrr,
-    Gto,
-    Oldest,
-}
-
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum IssueArg {
-    InOrder,
-    /// Dataflow within compiled basic blocks (the order ptxas would schedule).
-    Scheduled,
-    Dataflow,
 }
 
 #[derive(clap::Args)]
@@ -62,57 +48,13 @@ pub struct EvalArgs {
     /// Write the results page (table, ablation, commentary) to FILE.
     #[arg(long, value_name = "FILE")]
     write_docs: Option<PathBuf>,
-    /// Base configuration: use mapper f only (no profiler counters for memory λ/Λ).
-    #[arg(long)]
-    no_mapper_g: bool,
-    /// Base configuration: the warp scheduler.
-    #[arg(long, value_enum, default_value_t = SchedulerArg::Gto)]
-    scheduler: SchedulerArg,
-    /// Base configuration: one scheduler for the whole SM instead of its sub-partitions.
-    #[arg(long)]
-    no_sub_partitions: bool,
-    /// Base configuration: issue order within a warp.
-    #[arg(long, value_enum, default_value_t = IssueArg::Scheduled)]
-    issue: IssueArg,
-    /// Base configuration: lookahead in instructions of scheduled and dataflow issue.
-    #[arg(long, default_value_t = ::eval::predict::SCHEDULED_WINDOW)]
-    window: u32,
-    /// Base configuration: ignore barriers.
-    #[arg(long)]
-    no_barriers: bool,
-    /// Base configuration: stores complete at issue + Λ instead of being posted.
-    #[arg(long)]
-    wait_stores: bool,
-    /// Base configuration: ignore the profile's block dispatch latency and interval.
-    #[arg(long)]
-    no_dispatch: bool,
+    /// Base configuration: the validated one (`sim::ModelConfig::validated`) with these changes.
+    #[command(flatten)]
+    pub(crate) model: ModelArgs,
     /// Simulate 8 + 8 waves of groups and extrapolate the rest (faster, within 3 % of the
     /// exact simulation every group gets by default).
     #[arg(long)]
     extrapolate: bool,
-}
-
-impl EvalArgs {
-    fn variant(&self) -> Variant {
-        Variant {
-            mapper_g: !self.no_mapper_g,
-            scheduler: match self.scheduler {
-                SchedulerArg::Lrr => sim::Scheduler::LooseRoundRobin,
-                SchedulerArg::Gto => sim::Scheduler::GreedyThenOldest,
-                SchedulerArg::Oldest => sim::Scheduler::OldestFirst,
-            },
-            sub_partitions: !self.no_sub_partitions,
-            order: match self.issue {
-                IssueArg::InOrder => sim::IssueOrder::InOrder,
-                IssueArg::Scheduled => sim::IssueOrder::Scheduled,
-                IssueArg::Dataflow => sim::IssueOrder::Dataflow,
-            },
-            window: self.window,
-            barriers: !self.no_barriers,
-            posted_stores: !self.wait_stores,
-            dispatch: !self.no_dispatch,
-        }
-    }
 }
 
 fn fail(e: impl std::fmt::Display) -> ExitCode {
@@ -137,14 +79,14 @@ pub fn run(args: &EvalArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let base = args.variant();
+    let base = args.model.config(&profile);
     let gpu_name = profile.name.clone();
     let run_variant = |v: &Variant, analytical: bool| -> Result<Evaluation, ::eval::EvalError> {
         let p = IdgPredictor {
             backend: GpuBackend {
                 profile: profile.clone(),
             },
-            variant: v.clone(),
+            variant: *v,
             analytical,
             exact: !args.extrapolate,
         };
@@ -166,7 +108,7 @@ pub fn run(args: &EvalArgs) -> ExitCode {
     let need_ablation = args.ablation || args.write_docs.is_some();
     let mut ablation: Vec<(String, String, Evaluation)> = Vec::new();
     if need_ablation {
-        for (name, what, v) in Variant::ablations(&base) {
+        for (name, what, v) in ablations(&base) {
             let ev = if v == base {
                 main.clone()
             } else {
@@ -223,7 +165,7 @@ pub fn run(args: &EvalArgs) -> ExitCode {
         let page = ::eval::docs::results_page(&::eval::docs::PageInput {
             command: &command,
             gpu_profile: &gpu_name,
-            base_variant: &describe(&base),
+            base_variant: &base.describe(),
             suite: &suite,
             evaluation: &main,
             ablation: &rows,
