@@ -29,8 +29,10 @@ fi
 find . -name '*.ptx' -not -path './build/*' | sort | while read -r p; do
   p=${p#./}
   name=$(echo "${p%.ptx}" | tr / _)
+  # the PTX's own target: Triton emits sm_90a (wgmma), which sm_90 cannot assemble
+  arch=$(sed -n -E 's/^\s*\.target\s+(sm_[0-9]+a?).*/\1/p' "$p" | head -1)
   # -O3 and line info: what nvcc -O3 -lineinfo hands ptxas
-  ptxas -arch=$ARCH -O3 --generate-line-info -v "$p" -o "build/$name.cubin" \
+  ptxas -arch=${arch:-$ARCH} -O3 --generate-line-info -v "$p" -o "build/$name.cubin" \
     2> "build/$name.ptxas.txt"
 done
 nvcc -O3 -arch=$ARCH -cubin cuda/support.cu -o build/support.cubin
