@@ -77,8 +77,10 @@ if [[ $WHAT == ncu || $WHAT == all ]]; then
         -k "$entry" --metrics "$METRICS,$EXTRA" -f -o "build/ncu_$id" \
         build/bench profile build "$id" > "build/ncu_$id.log" 2>&1 \
       || { echo "ncu failed for $id"; tail -20 "build/ncu_$id.log"; exit 1; }
+    # mangled names: ncu demangles numba's ABI tags in its own style ("f[v1,...]"),
+    # while the mangled name is exactly the PTX entry
     ncu --import "build/ncu_$id.ncu-rep" --csv --page details --print-units base \
-        > "$SUITE/data/ncu/$id.csv"
+        --print-kernel-base mangled > "$SUITE/data/ncu/$id.csv"
     echo "ncu $id: $(($(date +%s) - start)) s, $(wc -l < "$SUITE/data/ncu/$id.csv") lines"
   done
 fi
