@@ -26,7 +26,7 @@ pub use config::{ExecConfig, Hardware, IssueOrder, Scheduler, SimOptions};
 pub use cost::{check_costs, ClassCosts, NodeCost};
 pub use gpu_input::{
     costs_from_timing, exec_for_occupancy, hardware_from_profile, scheduler_from_profile,
-    simulate_idgs, Launch,
+    simulate_idgs, Launch, LaunchSweep, SweepCut,
 };
 pub use model::{ModelConfig, SCHEDULED_WINDOW};
 pub use result::{IssueRecord, SimResult, StallBreakdown, SubsystemUse};

@@ -106,9 +106,7 @@ fn run_inner(args: &ModelsArgs) -> Result<(), ExitCode> {
         None
     } else {
         let data = args.trips.load(&idgs.kernel).map_err(|e| fail(&file, e))?;
-        data.profiles
-            .iter()
-            .find_map(|p| p.launch(&idgs.kernel, args.trips.invocation()).ok())
+        data.launch(&idgs.kernel, args.trips.invocation())
             .map(gpu::GMetrics::from_launch)
     };
     let (timings, warnings) = gpu::map_kernel(&idgs, &profile, metrics.as_ref());

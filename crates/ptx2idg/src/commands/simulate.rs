@@ -129,9 +129,7 @@ fn load_idgs(args: &SimulateArgs) -> Result<(String, idg::KernelIdgs, u64), Exit
 fn metrics(trips: &TripsArgs, entry: &str) -> Result<Option<gpu::GMetrics>, String> {
     let data = trips.load(entry)?;
     Ok(data
-        .profiles
-        .iter()
-        .find_map(|p| p.launch(entry, trips.invocation()).ok())
+        .launch(entry, trips.invocation())
         .map(gpu::GMetrics::from_launch))
 }
 
@@ -223,38 +221,17 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
         diag::usage("--profile and --profile-svg record one run; drop the sweep range");
         return Err(ExitCode::from(2));
     }
-    // A sweep reaches the occupancy the kernel's registers and shared memory allow, no
-    // further: points beyond cannot be launched.
-    let occ = launch.occupancy(&idgs, &profile);
-    let (axis, cut) = axis.capped(occ.blocks_per_sm, idgs.warps_per_group);
-    if let Some(cap) = cut {
+    let plan = sim::LaunchSweep::new(&idgs, &profile, &launch, axis).map_err(|e| fail(&file, e))?;
+    if let Some(cut) = &plan.cut {
         diag::file_error(
             &file,
             &format!(
-                "warning: the sweep stops at {cap} ({} blocks per SM of {} threads with \
-                 {} registers per thread and {} shared bytes per block, limited by {:?}; \
-                 --regs and --shared change the limit)",
-                occ.blocks_per_sm,
-                idgs.block.iter().product::<u32>(),
-                launch.regs_per_thread,
-                launch.shared_bytes_per_block,
-                occ.limiting_resource
+                "warning: {}; --regs and --shared change the limit",
+                cut.message()
             ),
         );
     }
-    let base = sim::exec_for_occupancy(
-        &idgs,
-        &profile,
-        &sim::Launch {
-            blocks_per_sm: Some(1),
-            ..launch
-        },
-    )
-    .map_err(|e| fail(&file, e))?;
-    let points = axis
-        .group_counts(base.warps_per_group)
-        .map_err(|e| fail(&file, e))?
-        .len();
+    let points = plan.points().map_err(|e| fail(&file, e))?;
     let bar = std::io::stderr().is_terminal().then(|| {
         let b = indicatif::ProgressBar::new(points as u64);
         b.set_message("simulating");
@@ -265,7 +242,7 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
             b.inc(1);
         }
     };
-    let sweep = sim::sweep(&idgs, &costs, &hw, &base, &opts, &axis, &tick);
+    let sweep = plan.run(&idgs, &costs, &hw, &opts, &tick);
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
