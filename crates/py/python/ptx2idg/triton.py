@@ -23,8 +23,11 @@ from collections import namedtuple
 from . import Ptx2idgError, simulate
 
 #: One ranked configuration; ``time_us`` is ``inf`` and ``error`` says why when the
-#: configuration could not be compiled or predicted.
-Ranked = namedtuple("Ranked", ["config", "time_us", "cycles", "regs", "shared", "grid", "error"])
+#: configuration could not be compiled or predicted. ``spill_bytes`` (spill stores plus loads
+#: per thread, from ptxas) is reported, not modelled: the prediction reads PTX, where register
+#: spills do not exist yet, so a spilling configuration is predicted as if it did not spill.
+Ranked = namedtuple("Ranked", ["config", "time_us", "cycles", "regs", "spill_bytes", "shared",
+                               "grid", "error"])
 
 _DTYPES = {
     "float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "float64": "fp64",
@@ -92,7 +95,8 @@ def _bind(fn, args, meta, config):
 
 
 def _registers(ptx, arch):
-    """Registers per thread that Triton's bundled ptxas allocates for the kernel."""
+    """Registers per thread that Triton's bundled ptxas allocates for the kernel, and the
+    bytes it spills (stores plus loads)."""
     from triton.backends.nvidia.compiler import get_ptxas
 
     suffix = "a" if arch >= 90 else ""
@@ -108,7 +112,9 @@ def _registers(ptx, arch):
     m = re.search(r"Used (\d+) registers", out.stderr + out.stdout)
     if not m:
         raise Ptx2idgError("ptxas -v did not report the kernel's registers")
-    return int(m.group(1))
+    spills = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads",
+                       out.stderr + out.stdout)
+    return int(m.group(1)), (int(spills.group(1)) + int(spills.group(2)) if spills else 0)
 
 
 def _grid(grid, values):
@@ -136,12 +142,13 @@ def predict(fn, config, *args, grid, gpu="hopper-h100", arch=90, **meta):
     """The predicted time of one configuration as a ``Ranked``."""
     compiled, values, scalars = compile_config(fn, config, *args, arch=arch, **meta)
     ptx = compiled.asm["ptx"]
-    regs = _registers(ptx, arch)
+    regs, spill_bytes = _registers(ptx, arch)
     shared = int(compiled.metadata.shared)
     g = _grid(grid, values)
     row = simulate(ptx, grid=g, block=32 * config.num_warps, params=scalars, gpu=gpu,
                    regs=regs, shared=shared)
-    return Ranked(config, float(row.time_us[0]), float(row.cycles[0]), regs, shared, g, None)
+    return Ranked(config, float(row.time_us[0]), float(row.cycles[0]), regs, spill_bytes, shared,
+                  g, None)
 
 
 def rank(fn, configs, *args, grid, gpu="hopper-h100", arch=90, **meta):
@@ -153,7 +160,8 @@ def rank(fn, configs, *args, grid, gpu="hopper-h100", arch=90, **meta):
         try:
             out.append(predict(fn, c, *args, grid=grid, gpu=gpu, arch=arch, **meta))
         except Exception as e:  # noqa: BLE001 - a failing configuration is ranked last, not fatal
-            out.append(Ranked(c, float("inf"), None, None, None, None, f"{type(e).__name__}: {e}"))
+            out.append(Ranked(c, float("inf"), None, None, None, None, None,
+                              f"{type(e).__name__}: {e}"))
     return sorted(out, key=lambda r: r.time_us)
 
 
