@@ -97,27 +97,32 @@ fn parse(file: &str, src: &str) -> Result<ptx::ast::Module, Failure> {
     })
 }
 
-/// The kernels of a PTX source: name, demangled name, parameters, static instruction count.
+/// The kernels of a PTX source as JSON: `ptx2idg check --json`'s kernel objects
+/// (`ptx::KernelSummary` with the name and demangled name) plus the static shared bytes.
 #[pyfunction]
-fn kernels(py: Python<'_>, file: &str, src: &str) -> PyResult<Vec<PyObject>> {
+fn kernels(file: &str, src: &str) -> PyResult<String> {
     let module = parse(file, src)?;
-    let mut out = Vec::new();
-    for f in module.kernels() {
-        let d = pyo3::types::PyDict::new(py);
-        d.set_item("name", &f.name)?;
-        d.set_item("demangled", profile::names::demangle(&f.name))?;
-        let params: Vec<String> = f.params.iter().map(ToString::to_string).collect();
-        d.set_item("params", params)?;
-        let mut n = 0usize;
-        ptx::for_each_instruction(f.body.as_deref().unwrap_or(&[]), &mut |_| n += 1);
-        d.set_item("instructions", n)?;
-        d.set_item(
-            "shared_bytes",
-            module.static_shared_bytes(&f.name).unwrap_or(0),
-        )?;
-        out.push(d.into_any().unbind());
-    }
-    Ok(out)
+    let list: Vec<serde_json::Value> = module
+        .kernels()
+        .map(|f| {
+            let mut v = serde_json::json!({
+                "name": f.name,
+                "demangled": profile::names::demangle(&f.name),
+            });
+            if let (Some(o), Ok(serde_json::Value::Object(s))) = (
+                v.as_object_mut(),
+                serde_json::to_value(ptx::kernel_summary(f)),
+            ) {
+                o.extend(s);
+                o.insert(
+                    "shared_bytes".into(),
+                    module.static_shared_bytes(&f.name).unwrap_or(0).into(),
+                );
+            }
+            v
+        })
+        .collect();
+    Ok(serde_json::Value::Array(list).to_string())
 }
 
 /// One kernel launch as the front end takes it.

@@ -34,10 +34,11 @@ def cli_frame(*args):
 def test_kernels_match_check_json():
     report = json.loads(cli("check", GAUSSIAN, "--json"))[0]
     got = ptx2idg.kernels(GAUSSIAN)
-    assert [k["name"] for k in got] == [k["name"] for k in report["kernels"]]
-    assert [k["params"] for k in got] == [k["params"] for k in report["kernels"]]
-    assert [k["instructions"] for k in got] == [k["instructions"] for k in report["kernels"]]
-    assert ptx2idg.check(str(GAUSSIAN))["kernels"] == got
+    for k in got:
+        assert k.pop("shared_bytes") == 0
+    assert got == report["kernels"]
+    assert [k["name"] for k in ptx2idg.check(str(GAUSSIAN))["kernels"]] == \
+        [k["name"] for k in got]
 
 
 def test_idg_matches_json_and_stats():

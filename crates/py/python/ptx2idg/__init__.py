@@ -109,15 +109,16 @@ def _frame(csv):
 
 
 def kernels(ptx):
-    """The kernels of a PTX module: name, demangled name, parameters, instructions, static
-    shared bytes. Raises PtxError (file:line:column) when the PTX does not parse."""
-    return _ptx2idg.kernels(*_source(ptx))
+    """The kernels of a PTX module, as ``ptx2idg check --json`` lists them (name, demangled
+    name, parameters, registers, instructions) plus the static shared bytes. Raises PtxError
+    (file:line:column) when the PTX does not parse."""
+    return json.loads(_ptx2idg.kernels(*_source(ptx)))
 
 
 def check(ptx):
     """Parses a PTX module: ``{"file": ..., "kernels": kernels(ptx)}``; raises PtxError."""
     file, src = _source(ptx)
-    return {"file": file, "kernels": _ptx2idg.kernels(file, src)}
+    return {"file": file, "kernels": json.loads(_ptx2idg.kernels(file, src))}
 
 
 def idg(ptx, kernel=None, grid=1, block=32, params=None, trips=None, invocation=None,
