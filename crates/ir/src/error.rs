@@ -84,6 +84,13 @@ pub enum IrError {
         line: u32,
         what: String,
     },
+    #[error("kernel `{kernel}`: {what} would run {trips} times per entry, more than any launch can execute (limit {limit}); check its bounds or the trips table")]
+    TripsOutOfRange {
+        kernel: String,
+        what: String,
+        trips: u64,
+        limit: u64,
+    },
     #[error("kernel `{kernel}` has no parameter `{param}`; parameters: {}", known.join(", "))]
     UnknownParam {
         kernel: String,

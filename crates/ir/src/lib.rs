@@ -46,5 +46,5 @@ pub use lower::{
 pub use sem::{Cmp, IntTy, Sem};
 pub use trips::{
     entry_state, entry_states, resolve_trips, ExplicitTrip, LoopTrip, ProfileEvidence, TripInputs,
-    TripRule, TripSource, TripStats, Trips, Warning,
+    TripRule, TripSource, TripStats, Trips, Warning, MAX_TRIPS,
 };

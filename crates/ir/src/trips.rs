@@ -608,9 +608,28 @@ pub fn resolve_trips(
                 }
             })
         })
-        .collect();
+        .collect::<Vec<LoopTrip>>();
+    for (i, t) in loops.iter().enumerate() {
+        let most = match (&t.rule, &t.stats) {
+            (TripRule::Fixed(n), _) => *n,
+            (TripRule::Induction(_), Some(s)) => s.max,
+            (TripRule::Induction(_), None) => 0,
+        };
+        if most > MAX_TRIPS {
+            return Err(IrError::TripsOutOfRange {
+                kernel: kernel.name.clone(),
+                what: describe(kernel, an, LoopId::from_index(i)),
+                trips: most,
+                limit: MAX_TRIPS,
+            });
+        }
+    }
     Ok(Trips { loops, warnings })
 }
+
+/// Most iterations per entry a loop may have: no launch runs 2^40 iterations of a loop in one
+/// thread, so a larger count (an overflowing bound, a typo in a trips table) is refused.
+pub const MAX_TRIPS: u64 = 1 << 40;
 
 /// Modelled warp instructions per warp when the loops without a count all run `t` times:
 /// `sum_b insts(b) * prod_{L containing b} trips(L)`. Conditional code is counted as
