@@ -54,6 +54,8 @@ def test_prune_keeps_the_predicted_best():
     kept = tuned.prune_configs({"grid": grid, "warmup": False})
     best = [r.config for r in pt.rank(add, CONFIGS, *ARGS, 1 << 20, grid=grid)[:2]]
     assert kept == best
+    # The autotuned function ranks like the kernel it wraps.
+    assert [r.config for r in pt.rank(tuned, CONFIGS, *ARGS, 1 << 20, grid=grid)[:2]] == best
 
 
 def test_unbindable_argument_is_an_error():
