@@ -136,3 +136,32 @@ fn a_trillion_trips_from_a_table_are_refused_past_the_limit_or_simulated() {
     ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
+
+#[test]
+fn the_inlining_budget_is_named_and_raised_by_its_flag() {
+    let mut s = HEAD.to_string();
+    for i in (0..8).rev() {
+        s += &format!(".func f{i}()\n{{\n .reg .b32 %r<2>;\n add.s32 %r1, %r1, 1;\n");
+        if i < 7 {
+            s += &format!(" call f{}, ();\n call f{}, ();\n", i + 1, i + 1);
+        }
+        s += " ret;\n}\n";
+    }
+    s += ".visible .entry k()\n{\n call f0, ();\n ret;\n}\n";
+    let p = write("tree.ptx", &s);
+    let cfg = |budget: &str| {
+        ptx2idg([
+            "cfg".as_ref(),
+            p.as_os_str(),
+            "--kernel".as_ref(),
+            "k".as_ref(),
+            "--max-inlined".as_ref(),
+            budget.as_ref(),
+        ])
+    };
+    refused(
+        &cfg("100"),
+        "inlining budget of 100 instructions; raise it with --max-inlined",
+    );
+    assert!(cfg("10000").status.success());
+}

@@ -66,6 +66,8 @@ pub struct Options {
     /// branch). On by default.
     pub control_deps: bool,
     pub groups: Groups,
+    /// Inlining budget of the front end: statements of the kernel after inlining its calls.
+    pub max_inlined: usize,
 }
 
 impl Default for Options {
@@ -74,6 +76,7 @@ impl Default for Options {
             unknown_branch: UnknownBranch::default(),
             control_deps: true,
             groups: Groups::default(),
+            max_inlined: ir::DEFAULT_INLINE_BUDGET,
         }
     }
 }

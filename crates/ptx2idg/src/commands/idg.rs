@@ -48,6 +48,10 @@ pub struct WalkArgs {
     /// Drop the control dependences (instructions after a branch depending on it).
     #[arg(long)]
     pub no_control_deps: bool,
+    /// Inlining budget: most instructions a kernel may have once its `.func` calls are
+    /// inlined (a deep or doubling call tree is refused past it).
+    #[arg(long, value_name = "N", default_value_t = ir::DEFAULT_INLINE_BUDGET)]
+    pub max_inlined: usize,
 }
 
 impl WalkArgs {
@@ -56,6 +60,7 @@ impl WalkArgs {
             unknown_branch: self.unknown_branch.map(Into::into).unwrap_or_default(),
             control_deps: !self.no_control_deps,
             groups: self.groups,
+            max_inlined: self.max_inlined,
         }
     }
 }
