@@ -279,41 +279,65 @@ fn gpu_profile(gpu: &str) -> Result<gpu::GpuProfile, Failure> {
     .map_err(|e| Failure::Input(e.to_string()))
 }
 
-/// The simulator's options: the evaluation's validated base configuration unless overridden.
-fn sim_options(
-    scheduler: Option<&str>,
-    order: Option<&str>,
+/// The model's switches a caller may change; `None` keeps the validated configuration's.
+#[derive(Clone, Copy)]
+struct ModelSwitches {
+    scheduler: Option<sim::Scheduler>,
+    order: Option<sim::IssueOrder>,
     sub_partitions: Option<bool>,
     window: Option<u32>,
-) -> PyResult<sim::SimOptions> {
-    let base = eval::predict::Variant::default().sim_options();
-    Ok(sim::SimOptions {
-        scheduler: match scheduler {
-            None => base.scheduler,
-            Some("gto") => sim::Scheduler::GreedyThenOldest,
-            Some("lrr") => sim::Scheduler::LooseRoundRobin,
-            Some("oldest") => sim::Scheduler::OldestFirst,
-            Some(o) => {
-                return Err(PyValueError::new_err(format!(
-                    "scheduler={o:?}: expected 'gto', 'lrr' or 'oldest'"
-                )))
-            }
-        },
-        order: match order {
-            None => base.order,
-            Some("scheduled") => sim::IssueOrder::Scheduled,
-            Some("dataflow") => sim::IssueOrder::Dataflow,
-            Some("in_order") => sim::IssueOrder::InOrder,
-            Some(o) => {
-                return Err(PyValueError::new_err(format!(
-                    "order={o:?}: expected 'scheduled', 'dataflow' or 'in_order'"
-                )))
-            }
-        },
-        sub_partitions: sub_partitions.unwrap_or(base.sub_partitions),
-        window: window.unwrap_or(base.window),
-        ..base
-    })
+    mapper_g: bool,
+}
+
+impl ModelSwitches {
+    fn parse(
+        scheduler: Option<&str>,
+        order: Option<&str>,
+        sub_partitions: Option<bool>,
+        window: Option<u32>,
+        mapper_g: bool,
+    ) -> PyResult<ModelSwitches> {
+        Ok(ModelSwitches {
+            scheduler: match scheduler {
+                None => None,
+                Some("gto") => Some(sim::Scheduler::GreedyThenOldest),
+                Some("lrr") => Some(sim::Scheduler::LooseRoundRobin),
+                Some("oldest") => Some(sim::Scheduler::OldestFirst),
+                Some(o) => {
+                    return Err(PyValueError::new_err(format!(
+                        "scheduler={o:?}: expected 'gto', 'lrr' or 'oldest'"
+                    )))
+                }
+            },
+            order: match order {
+                None => None,
+                Some("scheduled") => Some(sim::IssueOrder::Scheduled),
+                Some("dataflow") => Some(sim::IssueOrder::Dataflow),
+                Some("in_order") => Some(sim::IssueOrder::InOrder),
+                Some(o) => {
+                    return Err(PyValueError::new_err(format!(
+                        "order={o:?}: expected 'scheduled', 'dataflow' or 'in_order'"
+                    )))
+                }
+            },
+            sub_partitions,
+            window,
+            mapper_g,
+        })
+    }
+
+    /// The validated configuration for `profile` with these changes.
+    fn config(&self, profile: &gpu::GpuProfile) -> sim::ModelConfig {
+        let base = sim::ModelConfig::validated(profile);
+        sim::ModelConfig {
+            mapper_g: self.mapper_g,
+            scheduler: self.scheduler.unwrap_or(base.scheduler),
+            order: self.order.unwrap_or(base.order),
+            sub_partitions: self.sub_partitions.unwrap_or(base.sub_partitions),
+            window: self.window.unwrap_or(base.window),
+            ..base
+        }
+    }
 }
 
 fn range(lo: u32, hi: u32, what: &str) -> PyResult<RangeInclusive<u32>> {
@@ -373,13 +397,18 @@ fn simulate(
         "launch" => None,
         o => return Err(PyValueError::new_err(format!("unknown sweep axis {o:?}"))),
     };
-    let opts = sim_options(scheduler, order, sub_partitions, window)?;
+    let switches = ModelSwitches::parse(scheduler, order, sub_partitions, window, metrics)?;
     interruptible(py, move || {
         let profile = gpu_profile(&gpu)?;
-        let b = f.build()?;
+        let config = switches.config(&profile);
+        let mut b = f.build()?;
+        config.prepare_idgs(&mut b.idgs);
         let fail = |e: sim::SimError| input(&f.file, e);
-        let (timings, warnings) =
-            gpu::map_kernel(&b.idgs, &profile, b.metrics.as_ref().filter(|_| metrics));
+        let (timings, warnings) = gpu::map_kernel(
+            &b.idgs,
+            &profile,
+            b.metrics.as_ref().filter(|_| config.mapper_g),
+        );
         let mut notes = b.notes;
         notes.extend(warnings.iter().map(ToString::to_string));
         let launch = sim::Launch {
@@ -405,8 +434,8 @@ fn simulate(
             .run(
                 &b.idgs,
                 &sim::costs_from_timing(&timings),
-                &sim::hardware_from_profile(&profile),
-                &opts,
+                &config.hardware(&profile),
+                &config.sim_options(),
                 &|| {},
             )
             .map_err(fail)?;
@@ -449,19 +478,25 @@ fn models_table(
         groups,
     )?;
     let occupancy = range(lo, hi, "occupancy")?;
+    let switches = ModelSwitches::parse(None, None, None, None, metrics)?;
     interruptible(py, move || {
         let profile = gpu_profile(&gpu)?;
-        let b = f.build()?;
-        let (timings, warnings) =
-            gpu::map_kernel(&b.idgs, &profile, b.metrics.as_ref().filter(|_| metrics));
+        let config = switches.config(&profile);
+        let mut b = f.build()?;
+        config.prepare_idgs(&mut b.idgs);
+        let (timings, warnings) = gpu::map_kernel(
+            &b.idgs,
+            &profile,
+            b.metrics.as_ref().filter(|_| config.mapper_g),
+        );
         let mut notes = b.notes;
         notes.extend(warnings.iter().map(ToString::to_string));
-        let build = if pipeline {
-            ::models::models_table
+        let table = if pipeline {
+            ::models::models_table(&b.idgs, &timings, &profile, &config, occupancy)
         } else {
-            ::models::analytical_table
-        };
-        let table = build(&b.idgs, &timings, &profile, occupancy).map_err(|e| input(&f.file, e))?;
+            ::models::analytical_table(&b.idgs, &timings, &profile, occupancy)
+        }
+        .map_err(|e| input(&f.file, e))?;
         Ok((table.to_csv(), notes))
     })
 }
@@ -480,8 +515,8 @@ fn evaluate(
         let profile = gpu_profile(&gpu)?;
         let s = eval::load(std::path::Path::new(&suite), &kernels).map_err(|e| input(&suite, e))?;
         let p = eval::predict::IdgPredictor {
+            variant: sim::ModelConfig::validated(&profile),
             backend: eval::predict::GpuBackend { profile },
-            variant: eval::predict::Variant::default(),
             analytical: true,
             exact: true,
         };

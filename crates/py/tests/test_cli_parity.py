@@ -18,8 +18,8 @@ NCU = ROOT / "ptx_samples" / "rodinia" / "data" / "ncu" / "gaussian_fan2.csv"
 LAUNCH = dict(kernel="fan2", grid=(512, 512), block=(8, 8), params={"3": 4096, "4": 0})
 CLI_LAUNCH = ["--kernel", "fan2", "--grid", "512,512", "--block", "8,8",
               "--param", "3=4096", "--param", "4=0"]
-# The validated base configuration the package simulates under by default.
-CLI_BASE = ["--scheduled", "--window", "4", "--sub-partitions", "--scheduler", "gto"]
+# Both simulate under the validated configuration unless told otherwise.
+CLI_BASE = []
 
 
 def cli(*args):
@@ -71,6 +71,7 @@ def test_simulate_blocks_per_sm_and_options_match_cli():
     df = ptx2idg.simulate(GAUSSIAN, **LAUNCH, blocks_per_sm=range(2, 6), order="dataflow",
                           window=64, scheduler="lrr", sub_partitions=False)
     want = cli_frame("simulate", GAUSSIAN, *CLI_LAUNCH, "--blocks-per-sm", "2..=5",
+                     "--issue", "dataflow", "--window", "64", "--no-sub-partitions",
                      "--scheduler", "lrr")
     pd.testing.assert_frame_equal(df, want, check_exact=True)
 
