@@ -224,7 +224,7 @@ fn front(
         invocation,
         unknown_branch,
         groups: match groups {
-            None | Some(0) => walk::Groups::First,
+            None | Some(0) => walk::Groups::Middle,
             Some(n) => walk::Groups::Count(n),
         },
     })

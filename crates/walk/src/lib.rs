@@ -50,8 +50,13 @@ impl UnknownBranch {
 /// Which work groups to walk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Groups {
-    /// Only group 0; all other groups reuse its classes.
+    /// Only the middle group of the grid; all other groups reuse its classes. The middle one
+    /// stands for the others better than group 0: the first and last groups are where
+    /// boundary tests (a stencil's edge rows, the pivot row of an elimination step) make
+    /// threads exit early.
     #[default]
+    Middle,
+    /// Only group 0; all other groups reuse its classes.
     First,
     /// Every group of the grid.
     All,
@@ -113,6 +118,7 @@ pub fn build(
 ) -> Result<Built, WalkError> {
     let total = launch.blocks();
     let groups: Vec<u64> = match opts.groups {
+        Groups::Middle => vec![total / 2],
         Groups::First => vec![0],
         Groups::Count(n) => (0..n.clamp(1, total)).collect(),
         Groups::All if total > ALL_GROUPS_LIMIT => {

@@ -38,8 +38,8 @@ impl From<UnknownBranch> for walk::UnknownBranch {
 /// How warps are walked; shared by every command that builds IDGs from PTX.
 #[derive(clap::Args, Debug, Clone)]
 pub struct WalkArgs {
-    /// Work groups to walk: `first`, `all`, or a count N (the first N groups).
-    #[arg(long, value_name = "first|all|N", default_value = "first", value_parser = parse_groups)]
+    /// Work groups to walk: `middle` (the middle group of the grid, which stands for all), `first`, `all`, or a count N (the first N groups).
+    #[arg(long, value_name = "middle|first|all|N", default_value = "middle", value_parser = parse_groups)]
     pub groups: walk::Groups,
     /// Assumption for branches on data the launch does not decide (default: from profile
     /// evidence of divergent branches if a `--trips` profile has it, else not-taken).
@@ -67,6 +67,7 @@ impl WalkArgs {
 
 fn parse_groups(s: &str) -> Result<walk::Groups, String> {
     match s {
+        "middle" => Ok(walk::Groups::Middle),
         "first" => Ok(walk::Groups::First),
         "all" => Ok(walk::Groups::All),
         n => n
