@@ -9,5 +9,6 @@ pub mod gpu_args;
 pub mod gpus;
 pub mod idg;
 pub mod map;
+pub mod model_args;
 pub mod models;
 pub mod simulate;
