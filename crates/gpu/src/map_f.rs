@@ -214,6 +214,13 @@ pub enum Warning {
     },
     /// Profiler metrics were given but could not be used for this memory space.
     MetricsUnusable { what: String, reason: String },
+    /// Profiler metrics were given but none of the metrics that derive this quantity.
+    MetricMissing {
+        quantity: String,
+        /// The alternatives, as `profile::Quantity::sources` writes them.
+        looked_for: String,
+        assumed: String,
+    },
 }
 
 impl fmt::Display for Warning {
@@ -234,6 +241,14 @@ impl fmt::Display for Warning {
             Warning::MetricsUnusable { what, reason } => {
                 write!(f, "profiler metrics not used for {what}: {reason}")
             }
+            Warning::MetricMissing {
+                quantity,
+                looked_for,
+                assumed,
+            } => write!(
+                f,
+                "the profile cannot give {quantity} (needs {looked_for}); assumed {assumed}"
+            ),
         }
     }
 }

@@ -31,6 +31,7 @@ use crate::timing::{ClassTiming, MapSource, NodeTiming};
 use idg::{KernelIdgs, MemAccess, MemSpace, Node};
 use ptx::ast::Opcode;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
 
 /// The kernel-wide profiler metrics mapper g uses. `None` means "not measured"; each
 /// formula needs all of its inputs.
@@ -58,11 +59,13 @@ impl GMetrics {
     ///
     /// D is bank conflicts / shared instructions where the profiler gives both (Nsight
     /// Compute, nvprof); otherwise wavefronts per request − 1, which also counts the extra
-    /// wavefronts of wide (64/128-bit) accesses that are not conflicts.
+    /// wavefronts of wide (64/128-bit) accesses that are not conflicts; otherwise the
+    /// combined (loads and stores) conflicts per shared instruction, for both.
+    /// A quantity that cannot be derived stays `None`; [`map_kernel`] warns once for it
+    /// when a node needs it.
     pub fn from_launch(launch: &profile::Launch) -> GMetrics {
         use profile::Quantity as Q;
         let q = |x| launch.quantity(x).map(|m| m.value);
-        let raw = |names: &[&str]| names.iter().find_map(|n| launch.get(n).map(|m| m.value));
         let bytes = |v: f64| (v.is_finite() && v >= 0.0).then(|| v.round() as u64);
         let global = match (q(Q::GlobalLoadBytes), q(Q::GlobalStoreBytes)) {
             (None, None) => None,
@@ -80,6 +83,9 @@ impl GMetrics {
             (Some(s), Some(r)) if r > 0.0 && s.is_finite() && s >= 0.0 => Some(s / r),
             _ => None,
         };
+        // Only the combined conflicts (`..._mem_shared.sum`) or instruction counts: one
+        // degree for loads and stores alike.
+        let combined = degree(q(Q::SharedBankConflicts), q(Q::SharedInsts), None);
         GMetrics {
             load_sectors_per_request: per_request(
                 q(Q::GlobalLoadSectors),
@@ -93,20 +99,16 @@ impl GMetrics {
             global_bytes: global,
             shared_load_conflict_degree: degree(
                 q(Q::SharedLoadBankConflicts),
-                raw(&[
-                    "smsp__sass_inst_executed_op_shared_ld.sum",
-                    "inst_executed_shared_loads",
-                ]),
+                q(Q::SharedLoadInsts),
                 q(Q::SharedLoadTransactionsPerRequest),
-            ),
+            )
+            .or(combined),
             shared_store_conflict_degree: degree(
                 q(Q::SharedStoreBankConflicts),
-                raw(&[
-                    "smsp__sass_inst_executed_op_shared_st.sum",
-                    "inst_executed_shared_stores",
-                ]),
+                q(Q::SharedStoreInsts),
                 q(Q::SharedStoreTransactionsPerRequest),
-            ),
+            )
+            .or(combined),
         }
     }
 }
@@ -212,9 +214,86 @@ struct Usable {
     /// Mean sectors per global load / store request, in thousandths.
     ld_sectors: Option<u64>,
     st_sectors: Option<u64>,
+    /// Metrics were given: a quantity a node needs but the launch lacks is a warning.
+    given: bool,
 }
 
-fn usable(metrics: Option<&GMetrics>, warnings: &mut Vec<Warning>) -> Usable {
+/// A quantity mapper g needed but could not derive from the given metrics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Lack {
+    /// R = DRAM bytes / global bytes.
+    DramRatio,
+    LoadSectors,
+    StoreSectors,
+    SharedLoadConflicts,
+    SharedStoreConflicts,
+}
+
+impl Lack {
+    fn warning(self) -> Warning {
+        use profile::Quantity as Q;
+        let per = |a: Q, b: Q| format!("[{}] / [{}]", a.sources(), b.sources());
+        let shared = |c: Q, i: Q, t: Q| {
+            format!(
+                "{} | [{}] - 1 | {}",
+                per(c, i),
+                t.sources(),
+                per(Q::SharedBankConflicts, Q::SharedInsts)
+            )
+        };
+        let (quantity, looked_for, assumed) = match self {
+            Lack::DramRatio => (
+                "DRAM bytes / global bytes (R)",
+                format!(
+                    "[{}] with [{}] or [{}]",
+                    Q::DramBytes.sources(),
+                    Q::GlobalLoadBytes.sources(),
+                    Q::GlobalStoreBytes.sources()
+                ),
+                "mapper f's memory level for global accesses",
+            ),
+            Lack::LoadSectors => (
+                "sectors per global load request",
+                per(Q::GlobalLoadSectors, Q::GlobalLoadRequests),
+                "a coalesced request (lanes x bytes / 32 sectors) where the address is unknown",
+            ),
+            Lack::StoreSectors => (
+                "sectors per global store request",
+                per(Q::GlobalStoreSectors, Q::GlobalStoreRequests),
+                "a coalesced request (lanes x bytes / 32 sectors) where the address is unknown",
+            ),
+            Lack::SharedLoadConflicts => (
+                "bank conflicts per shared load",
+                shared(
+                    Q::SharedLoadBankConflicts,
+                    Q::SharedLoadInsts,
+                    Q::SharedLoadTransactionsPerRequest,
+                ),
+                "the static conflict degree where the address is known, else none",
+            ),
+            Lack::SharedStoreConflicts => (
+                "bank conflicts per shared store",
+                shared(
+                    Q::SharedStoreBankConflicts,
+                    Q::SharedStoreInsts,
+                    Q::SharedStoreTransactionsPerRequest,
+                ),
+                "the static conflict degree where the address is known, else none",
+            ),
+        };
+        Warning::MetricMissing {
+            quantity: quantity.into(),
+            looked_for,
+            assumed: assumed.into(),
+        }
+    }
+}
+
+fn usable(
+    metrics: Option<&GMetrics>,
+    warnings: &mut Vec<Warning>,
+    lacks: &mut BTreeSet<Lack>,
+) -> Usable {
     let Some(m) = metrics else {
         return Usable {
             global: None,
@@ -222,10 +301,13 @@ fn usable(metrics: Option<&GMetrics>, warnings: &mut Vec<Warning>) -> Usable {
             shared_st: None,
             ld_sectors: None,
             st_sectors: None,
+            given: false,
         };
     };
     let global = match (m.dram_bytes, m.global_bytes) {
         (Some(_), Some(0)) => {
+            // Derivable but unusable: this warning, not the missing-metric one.
+            lacks.insert(Lack::DramRatio);
             warnings.push(Warning::MetricsUnusable {
                 what: "global memory".into(),
                 reason: "0 global bytes, so R = DRAM bytes / global bytes is undefined".into(),
@@ -241,6 +323,7 @@ fn usable(metrics: Option<&GMetrics>, warnings: &mut Vec<Warning>) -> Usable {
         shared_st: m.shared_store_conflict_degree.and_then(milli),
         ld_sectors: m.load_sectors_per_request.and_then(milli),
         st_sectors: m.store_sectors_per_request.and_then(milli),
+        given: true,
     }
 }
 
@@ -263,7 +346,7 @@ fn resolved_class(node: &Node, m: &MemAccess, class: InstClass) -> Option<InstCl
     Some(c)
 }
 
-fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable) -> NodeTiming {
+fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack>) -> NodeTiming {
     let mut f = map_f(&node.op, gpu);
     let Some(m) = node.mem else { return f };
     if f.source == MapSource::Conservative {
@@ -295,7 +378,16 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable) -> NodeTiming {
     let measured_sectors = if m.store { u.st_sectors } else { u.ld_sectors };
     let sectors = match m.pattern {
         Some(p) => u64::from(p.sectors_per_request) * 1000,
-        None => measured_sectors.unwrap_or(u64::from(ideal_sectors(node, &m)) * 1000),
+        None => measured_sectors.unwrap_or_else(|| {
+            if u.given && matches!(f.class, InstClass::LdGlobal | InstClass::StGlobal) {
+                lacks.insert(if m.store {
+                    Lack::StoreSectors
+                } else {
+                    Lack::LoadSectors
+                });
+            }
+            u64::from(ideal_sectors(node, &m)) * 1000
+        }),
     };
     // Mapper f's values stay labelled f when the request is the reference size.
     let sized = |f: NodeTiming, sectors: u64| {
@@ -335,6 +427,9 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable) -> NodeTiming {
                     MapSource::GProfile,
                 );
             }
+            if u.given {
+                lacks.insert(Lack::DramRatio);
+            }
             sized(f, sectors)
         }
         InstClass::LdLocal | InstClass::StLocal => sized(f, sectors),
@@ -345,6 +440,13 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable) -> NodeTiming {
                     bank_conflicts(f.lambda, f.latency, d, 1000),
                     MapSource::GProfile,
                 );
+            }
+            if u.given {
+                lacks.insert(if m.store {
+                    Lack::SharedStoreConflicts
+                } else {
+                    Lack::SharedLoadConflicts
+                });
             }
             match m.pattern {
                 Some(p) => with(
@@ -360,14 +462,19 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable) -> NodeTiming {
 
 /// Mappers f and g over every node of every warp class: `result.0[c].nodes[n]` is the timing
 /// of node `n` of class `c`. Warnings: one per unclassified mnemonic (with all its lines,
-/// over all classes) and one per unusable metric.
+/// over all classes), one per unusable metric, and one per quantity a node needed that the
+/// given metrics could not derive (naming the metrics that would give it and what was
+/// assumed instead).
 pub fn map_kernel(
     idgs: &KernelIdgs,
     gpu: &GpuProfile,
     metrics: Option<&GMetrics>,
 ) -> (Vec<ClassTiming>, Vec<Warning>) {
     let mut warnings = Vec::new();
-    let u = usable(metrics, &mut warnings);
+    // Pre-filled by `usable` with quantities already warned about as unusable.
+    let mut warned = BTreeSet::new();
+    let u = usable(metrics, &mut warnings, &mut warned);
+    let mut lacks = warned.clone();
     let mut unc = Unclassified::default();
     let timings = idgs
         .classes
@@ -378,7 +485,7 @@ pub fn map_kernel(
                 .nodes
                 .iter()
                 .map(|node| {
-                    let t = map_node(gpu, node, &u);
+                    let t = map_node(gpu, node, &u, &mut lacks);
                     if t.source == MapSource::Conservative {
                         unc.note(&node.op, node.ptx_line);
                     }
@@ -389,6 +496,7 @@ pub fn map_kernel(
         .collect();
     let mut all = unc.into_warnings();
     all.extend(warnings);
+    all.extend(lacks.difference(&warned).map(|l| l.warning()));
     (timings, all)
 }
 

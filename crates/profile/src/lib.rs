@@ -87,7 +87,8 @@ impl Launch {
         self.metrics.get(m).map(|x| x.value)
     }
 
-    /// The quantity from whichever metrics this launch holds (Nsight Compute names first).
+    /// The quantity from whichever equivalent metrics this launch holds: the first recipe
+    /// of [`Quantity`] whose metrics are all present (Nsight Compute names first).
     pub fn quantity(&self, q: Quantity) -> Option<Measure> {
         use metrics::{Recipe, SECTOR_BYTES};
         q.recipes().iter().find_map(|r| match *r {
@@ -99,19 +100,22 @@ impl Launch {
                 value: v * SECTOR_BYTES,
                 from: format!("{a} * 32"),
             }),
-            Recipe::Sum(a, b) => Some(Measure {
-                value: self.val(a)? + self.val(b)?,
-                from: format!("{a} + {b}"),
+            Recipe::Bytes(a) => self.val(a).map(|v| Measure {
+                value: v / SECTOR_BYTES,
+                from: format!("{a} / 32"),
             }),
-            Recipe::SectorSum(a, b) => Some(Measure {
-                value: (self.val(a)? + self.val(b)?) * SECTOR_BYTES,
-                from: format!("({a} + {b}) * 32"),
-            }),
-            Recipe::Ratio(a, b) => {
-                let d = self.val(b)?;
-                (d != 0.0).then_some(Measure {
-                    value: self.val(a)? / d,
-                    from: format!("{a} / {b}"),
+            Recipe::Add(a, b) => {
+                let (x, y) = (self.quantity(a)?, self.quantity(b)?);
+                Some(Measure {
+                    value: x.value + y.value,
+                    from: format!("{} + {}", group(&x.from), group(&y.from)),
+                })
+            }
+            Recipe::Div(a, b) => {
+                let (x, y) = (self.quantity(a)?, self.quantity(b)?);
+                (y.value != 0.0).then(|| Measure {
+                    value: x.value / y.value,
+                    from: format!("{} / {}", group(&x.from), group(&y.from)),
                 })
             }
         })
@@ -124,6 +128,15 @@ impl Launch {
         let i = self.quantity(Quantity::WarpInstsExecuted)?.value;
         let w = self.quantity(Quantity::WarpsLaunched)?.value;
         (w > 0.0).then_some(i / w)
+    }
+}
+
+/// A derivation as an operand: parenthesised when it is more than one metric name.
+fn group(from: &str) -> String {
+    if from.contains(' ') {
+        format!("({from})")
+    } else {
+        from.to_string()
     }
 }
 

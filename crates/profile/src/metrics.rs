@@ -26,17 +26,32 @@ pub fn expected_unit(metric: &str) -> Option<Unit> {
         | "inst_executed_global_loads"
         | "inst_executed_global_stores"
         | "inst_executed_shared_loads"
-        | "inst_executed_shared_stores" => Inst,
-        "sm__warps_launched.sum" | "warps_launched" => Warp,
+        | "inst_executed_shared_stores"
+        | "sm__inst_executed.sum"
+        | "smsp__sass_inst_executed.sum"
+        | "smsp__inst_executed_op_global_ld.sum"
+        | "smsp__inst_executed_op_global_st.sum"
+        | "smsp__inst_executed_op_shared_ld.sum"
+        | "smsp__inst_executed_op_shared_st.sum"
+        | "smsp__sass_inst_executed_op_shared.sum"
+        | "smsp__inst_executed_op_shared.sum"
+        | "smsp__sass_inst_executed_op_branch.sum"
+        | "smsp__inst_executed_op_branch.sum" => Inst,
+        "sm__warps_launched.sum" | "smsp__warps_launched.sum" | "warps_launched" => Warp,
         "dram__bytes_read.sum"
         | "dram__bytes_write.sum"
         | "dram__bytes.sum"
         | "dram_read_bytes"
         | "dram_write_bytes"
         | "lts__t_bytes.sum"
+        | "lts__t_bytes_op_read.sum"
+        | "lts__t_bytes_op_write.sum"
         | "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum"
         | "l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum" => Byte,
         "lts__t_sectors_op_read.sum"
+        | "dram__sectors_read.sum"
+        | "dram__sectors_write.sum"
+        | "dram__sectors.sum"
         | "lts__t_sectors_op_write.sum"
         | "lts__t_sectors.sum"
         | "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
@@ -79,6 +94,8 @@ pub fn expected_unit(metric: &str) -> Option<Unit> {
         | "branch"
         | "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"
         | "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"
+        | "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"
+        | "cf_executed"
         | "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
         | "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum" => Count,
         _ => return None,
@@ -99,17 +116,32 @@ pub enum Quantity {
     DramBytes,
     L2ReadSectors,
     L2WriteSectors,
+    /// All L2 sectors, read + write (`lts__t_sectors.sum`, `lts__t_bytes.sum` / 32).
+    L2Sectors,
     GlobalLoadBytes,
     GlobalStoreBytes,
     GlobalLoadSectors,
     GlobalStoreSectors,
+    /// Global load requests: one per executed warp-level load instruction.
     GlobalLoadRequests,
     GlobalStoreRequests,
+    /// Warp-level shared-memory load instructions executed.
+    SharedLoadInsts,
+    SharedStoreInsts,
+    /// Shared loads + stores.
+    SharedInsts,
     SharedLoadBankConflicts,
     SharedStoreBankConflicts,
+    /// Bank conflicts of shared loads and stores together.
+    SharedBankConflicts,
+    /// Shared-memory wavefronts (nvprof: transactions) of loads.
+    SharedLoadWavefronts,
+    SharedStoreWavefronts,
     /// Shared-memory wavefronts (transactions) per shared load instruction (1 = conflict-free).
     SharedLoadTransactionsPerRequest,
     SharedStoreTransactionsPerRequest,
+    /// Warp-level branch instructions executed.
+    Branches,
     DivergentBranches,
     /// Percent of branches whose targets are uniform across the warp.
     BranchEfficiency,
@@ -120,7 +152,7 @@ pub enum Quantity {
 }
 
 impl Quantity {
-    pub const ALL: [Quantity; 21] = [
+    pub const ALL: [Quantity; 29] = [
         Quantity::WarpInstsExecuted,
         Quantity::WarpsLaunched,
         Quantity::DramReadBytes,
@@ -128,53 +160,104 @@ impl Quantity {
         Quantity::DramBytes,
         Quantity::L2ReadSectors,
         Quantity::L2WriteSectors,
+        Quantity::L2Sectors,
         Quantity::GlobalLoadBytes,
         Quantity::GlobalStoreBytes,
         Quantity::GlobalLoadSectors,
         Quantity::GlobalStoreSectors,
         Quantity::GlobalLoadRequests,
         Quantity::GlobalStoreRequests,
+        Quantity::SharedLoadInsts,
+        Quantity::SharedStoreInsts,
+        Quantity::SharedInsts,
         Quantity::SharedLoadBankConflicts,
         Quantity::SharedStoreBankConflicts,
+        Quantity::SharedBankConflicts,
+        Quantity::SharedLoadWavefronts,
+        Quantity::SharedStoreWavefronts,
         Quantity::SharedLoadTransactionsPerRequest,
         Quantity::SharedStoreTransactionsPerRequest,
+        Quantity::Branches,
         Quantity::DivergentBranches,
         Quantity::BranchEfficiency,
         Quantity::Cycles,
         Quantity::Duration,
     ];
 
+    /// The quantities the tool reads from a profile (trip-count solver, unknown-branch
+    /// policy, mapper g, the counter comparison of `--explain`, launch selection):
+    /// [`NCU_METRICS`] and [`NVPROF_METRICS`] + [`NVPROF_EVENTS`] derive every one of them.
+    pub const USED: [Quantity; 18] = [
+        Quantity::WarpInstsExecuted,
+        Quantity::WarpsLaunched,
+        Quantity::DramReadBytes,
+        Quantity::DramWriteBytes,
+        Quantity::L2ReadSectors,
+        Quantity::L2WriteSectors,
+        Quantity::GlobalLoadSectors,
+        Quantity::GlobalStoreSectors,
+        Quantity::GlobalLoadRequests,
+        Quantity::GlobalStoreRequests,
+        Quantity::SharedLoadInsts,
+        Quantity::SharedStoreInsts,
+        Quantity::SharedLoadBankConflicts,
+        Quantity::SharedStoreBankConflicts,
+        Quantity::SharedLoadTransactionsPerRequest,
+        Quantity::SharedStoreTransactionsPerRequest,
+        Quantity::Branches,
+        Quantity::DivergentBranches,
+    ];
+
     /// How the quantity is obtained, in order of preference. Each recipe is tried in turn;
-    /// the first whose metrics are all present gives the value.
+    /// the first whose metrics are all present gives the value. Names cover Nsight Compute
+    /// since 2019.1 (`sass` and non-`sass` instruction counters, `_op_ld`/`_op_st` and
+    /// combined forms, bytes and sectors) and nvprof.
     pub(crate) fn recipes(self) -> &'static [Recipe] {
         use Quantity::*;
         use Recipe::*;
         match self {
-            WarpInstsExecuted => &[One("smsp__inst_executed.sum"), One("inst_executed")],
-            WarpsLaunched => &[One("sm__warps_launched.sum"), One("warps_launched")],
+            WarpInstsExecuted => &[
+                One("smsp__inst_executed.sum"),
+                One("sm__inst_executed.sum"),
+                One("smsp__sass_inst_executed.sum"),
+                One("inst_executed"),
+            ],
+            WarpsLaunched => &[
+                One("sm__warps_launched.sum"),
+                One("smsp__warps_launched.sum"),
+                One("warps_launched"),
+            ],
             DramReadBytes => &[
                 One("dram__bytes_read.sum"),
+                Sectors("dram__sectors_read.sum"),
                 One("dram_read_bytes"),
                 Sectors("dram_read_transactions"),
             ],
             DramWriteBytes => &[
                 One("dram__bytes_write.sum"),
+                Sectors("dram__sectors_write.sum"),
                 One("dram_write_bytes"),
                 Sectors("dram_write_transactions"),
             ],
             DramBytes => &[
                 One("dram__bytes.sum"),
-                Sum("dram__bytes_read.sum", "dram__bytes_write.sum"),
-                Sum("dram_read_bytes", "dram_write_bytes"),
-                SectorSum("dram_read_transactions", "dram_write_transactions"),
+                Sectors("dram__sectors.sum"),
+                Add(DramReadBytes, DramWriteBytes),
             ],
             L2ReadSectors => &[
                 One("lts__t_sectors_op_read.sum"),
+                Bytes("lts__t_bytes_op_read.sum"),
                 One("l2_read_transactions"),
             ],
             L2WriteSectors => &[
                 One("lts__t_sectors_op_write.sum"),
+                Bytes("lts__t_bytes_op_write.sum"),
                 One("l2_write_transactions"),
+            ],
+            L2Sectors => &[
+                One("lts__t_sectors.sum"),
+                Bytes("lts__t_bytes.sum"),
+                Add(L2ReadSectors, L2WriteSectors),
             ],
             GlobalLoadBytes => &[
                 One("l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum"),
@@ -188,21 +271,42 @@ impl Quantity {
             ],
             GlobalLoadSectors => &[
                 One("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"),
+                Bytes("l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum"),
                 One("gld_transactions"),
             ],
             GlobalStoreSectors => &[
                 One("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"),
+                Bytes("l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum"),
                 One("gst_transactions"),
             ],
             GlobalLoadRequests => &[
                 One("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"),
+                One("smsp__sass_inst_executed_op_global_ld.sum"),
+                One("smsp__inst_executed_op_global_ld.sum"),
                 One("global_load_requests"),
                 One("inst_executed_global_loads"),
             ],
             GlobalStoreRequests => &[
                 One("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"),
+                One("smsp__sass_inst_executed_op_global_st.sum"),
+                One("smsp__inst_executed_op_global_st.sum"),
                 One("global_store_requests"),
                 One("inst_executed_global_stores"),
+            ],
+            SharedLoadInsts => &[
+                One("smsp__sass_inst_executed_op_shared_ld.sum"),
+                One("smsp__inst_executed_op_shared_ld.sum"),
+                One("inst_executed_shared_loads"),
+            ],
+            SharedStoreInsts => &[
+                One("smsp__sass_inst_executed_op_shared_st.sum"),
+                One("smsp__inst_executed_op_shared_st.sum"),
+                One("inst_executed_shared_stores"),
+            ],
+            SharedInsts => &[
+                One("smsp__sass_inst_executed_op_shared.sum"),
+                One("smsp__inst_executed_op_shared.sum"),
+                Add(SharedLoadInsts, SharedStoreInsts),
             ],
             SharedLoadBankConflicts => &[
                 One("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"),
@@ -212,48 +316,74 @@ impl Quantity {
                 One("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"),
                 One("shared_st_bank_conflict"),
             ],
+            SharedBankConflicts => &[
+                One("l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"),
+                Add(SharedLoadBankConflicts, SharedStoreBankConflicts),
+            ],
+            SharedLoadWavefronts => &[
+                One("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"),
+                One("shared_load_transactions"),
+            ],
+            SharedStoreWavefronts => &[
+                One("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"),
+                One("shared_store_transactions"),
+            ],
             SharedLoadTransactionsPerRequest => &[
-                Ratio(
-                    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-                    "smsp__sass_inst_executed_op_shared_ld.sum",
-                ),
+                Div(SharedLoadWavefronts, SharedLoadInsts),
                 One("shared_load_transactions_per_request"),
             ],
             SharedStoreTransactionsPerRequest => &[
-                Ratio(
-                    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
-                    "smsp__sass_inst_executed_op_shared_st.sum",
-                ),
+                Div(SharedStoreWavefronts, SharedStoreInsts),
                 One("shared_store_transactions_per_request"),
+            ],
+            Branches => &[
+                One("smsp__sass_inst_executed_op_branch.sum"),
+                One("smsp__inst_executed_op_branch.sum"),
+                One("cf_executed"),
             ],
             DivergentBranches => &[
                 One("smsp__sass_branch_targets_threads_divergent.sum"),
+                One("smsp__branch_targets_threads_divergent.sum"),
                 One("divergent_branch"),
             ],
             BranchEfficiency => &[
                 One("smsp__sass_average_branch_targets_threads_uniform.pct"),
+                One("smsp__average_branch_targets_threads_uniform.pct"),
                 One("branch_efficiency"),
             ],
             Cycles => &[One("sm__cycles_elapsed.max")],
             Duration => &[One("gpu__time_duration.sum"), One("Duration")],
         }
     }
-}
 
-impl Quantity {
-    /// The metric names a recipe reads, for error messages: `a | b | c + d`.
+    /// The metric names the recipes read, for messages: `a | b * 32 | (c) + (d)`.
     pub fn sources(self) -> String {
         self.recipes()
             .iter()
             .map(|r| match *r {
                 Recipe::One(a) => a.to_string(),
                 Recipe::Sectors(a) => format!("{a} * 32"),
-                Recipe::Sum(a, b) => format!("{a} + {b}"),
-                Recipe::SectorSum(a, b) => format!("({a} + {b}) * 32"),
-                Recipe::Ratio(a, b) => format!("{a} / {b}"),
+                Recipe::Bytes(a) => format!("{a} / 32"),
+                Recipe::Add(a, b) => format!("[{}] + [{}]", a.sources(), b.sources()),
+                Recipe::Div(a, b) => format!("[{}] / [{}]", a.sources(), b.sources()),
             })
             .collect::<Vec<_>>()
             .join(" | ")
+    }
+
+    /// Every raw metric name some recipe of this quantity reads (through sums and ratios).
+    pub fn metric_names(self) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        for r in self.recipes() {
+            match *r {
+                Recipe::One(a) | Recipe::Sectors(a) | Recipe::Bytes(a) => out.push(a),
+                Recipe::Add(a, b) | Recipe::Div(a, b) => {
+                    out.extend(a.metric_names());
+                    out.extend(b.metric_names());
+                }
+            }
+        }
+        out
     }
 }
 
@@ -263,8 +393,77 @@ pub(crate) enum Recipe {
     One(&'static str),
     /// A count of 32-byte sectors/transactions, converted to bytes.
     Sectors(&'static str),
-    Sum(&'static str, &'static str),
-    SectorSum(&'static str, &'static str),
+    /// A byte count, converted to 32-byte sectors.
+    Bytes(&'static str),
+    /// The sum of two quantities (combined forms from `_op_ld` + `_op_st`, read + write).
+    Add(Quantity, Quantity),
     /// `a / b`; absent when `b` is zero.
-    Ratio(&'static str, &'static str),
+    Div(Quantity, Quantity),
+}
+
+/// The Nsight Compute metrics `ptx2idg metrics` asks for: the fewest that derive every
+/// quantity of [`Quantity::USED`], plus the duration that picks the median launch.
+pub const NCU_METRICS: [&str; 19] = [
+    "gpu__time_duration.sum",
+    "smsp__inst_executed.sum",
+    "sm__warps_launched.sum",
+    "dram__bytes_read.sum",
+    "dram__bytes_write.sum",
+    "lts__t_sectors_op_read.sum",
+    "lts__t_sectors_op_write.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+    "smsp__sass_inst_executed_op_shared_ld.sum",
+    "smsp__sass_inst_executed_op_shared_st.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+    "smsp__sass_inst_executed_op_branch.sum",
+    "smsp__sass_branch_targets_threads_divergent.sum",
+];
+
+/// The nvprof metrics (`--metrics`) of the same set.
+pub const NVPROF_METRICS: [&str; 14] = [
+    "inst_executed",
+    "dram_read_bytes",
+    "dram_write_bytes",
+    "l2_read_transactions",
+    "l2_write_transactions",
+    "gld_transactions",
+    "gst_transactions",
+    "inst_executed_global_loads",
+    "inst_executed_global_stores",
+    "inst_executed_shared_loads",
+    "inst_executed_shared_stores",
+    "shared_load_transactions",
+    "shared_store_transactions",
+    "cf_executed",
+];
+
+/// The nvprof events (`--events`) of the same set.
+pub const NVPROF_EVENTS: [&str; 4] = [
+    "warps_launched",
+    "shared_ld_bank_conflict",
+    "shared_st_bank_conflict",
+    "divergent_branch",
+];
+
+/// The command line that collects [`NCU_METRICS`] (or, with `nvprof`, [`NVPROF_METRICS`]
+/// and [`NVPROF_EVENTS`]) for an application, as a CSV every reader of this crate takes.
+pub fn collect_command(nvprof: bool) -> String {
+    if nvprof {
+        format!(
+            "nvprof --csv --log-file profile.csv --metrics {} --events {} ./app [args]",
+            NVPROF_METRICS.join(","),
+            NVPROF_EVENTS.join(",")
+        )
+    } else {
+        format!(
+            "ncu --csv --page details --print-units base --metrics {} ./app [args] > profile.csv",
+            NCU_METRICS.join(",")
+        )
+    }
 }
