@@ -85,7 +85,6 @@ fn sweep_kernel(module: &ptx::ast::Module, entry: &str, profile: &gpu::GpuProfil
     };
     let idgs = fe.built.idgs;
     let (timings, _) = gpu::map_kernel(&idgs, profile, None);
-    let hw = sim::hardware_from_profile(profile);
     let costs = sim::costs_from_timing(&timings);
     let launch = sim::Launch {
         regs_per_thread: 32,
@@ -95,10 +94,9 @@ fn sweep_kernel(module: &ptx::ast::Module, entry: &str, profile: &gpu::GpuProfil
     };
     let occ = launch.occupancy(&idgs, profile);
     let (axis, _) = sim::SweepAxis::Warps(1..=64).capped(occ.blocks_per_sm, idgs.warps_per_group);
-    let opts = sim::SimOptions {
-        scheduler: sim::scheduler_from_profile(profile),
-        ..sim::SimOptions::default()
-    };
+    let config = sim::ModelConfig::validated(profile);
+    let opts = config.sim_options();
+    let hw = config.hardware(profile);
     let Ok(base) = sim::exec_for_occupancy(&idgs, profile, &launch) else {
         return Size::REFUSED;
     };
@@ -156,7 +154,7 @@ fn bench(c: &mut Criterion) {
         backend: GpuBackend {
             profile: profile.clone(),
         },
-        variant: Variant::default(),
+        variant: Variant::validated(&profile),
         analytical: true,
         exact: true,
     };

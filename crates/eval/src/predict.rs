@@ -20,143 +20,93 @@ use crate::model::{CoreShape, Curve, KernelPrediction, Model, Predictor};
 use crate::suite::{KernelCase, MeasuredPoint};
 use crate::EvalError;
 
-/// Lookahead of the base configuration's scheduled issue: how far ptxas moves independent
-/// instructions up a basic block. Chosen by sweeping 4, 8 and 16 on the Rodinia suite
-/// (average Pipeline MAPE 20.5, 21.1, 22.5 %): a fitted parameter, stated in the results.
-pub const SCHEDULED_WINDOW: u32 = 4;
+/// The mechanisms an evaluation run switches: the model's configuration (`sim::ModelConfig`).
+pub use sim::ModelConfig as Variant;
 
-/// The mechanisms an evaluation run switches.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Variant {
-    /// Mapper g: memory λ/Λ from the point's counters (off: mapper f's class values only).
-    pub mapper_g: bool,
-    pub scheduler: Scheduler,
-    pub sub_partitions: bool,
-    pub order: IssueOrder,
-    /// Lookahead of scheduled and dataflow issue (instructions a warp may issue past a
-    /// stalled one); unused in order.
-    pub window: u32,
-    pub barriers: bool,
-    /// Stores complete when the pipeline accepts them (`SimOptions::posted_stores`).
-    pub posted_stores: bool,
-    /// The profile's block dispatch latency and interval (off: groups start when a slot frees).
-    pub dispatch: bool,
-}
-
-impl Default for Variant {
-    /// The H100 as we understand it: mapper g on, GTO-like scheduling, four scheduler
-    /// partitions per SM, issue in the order ptxas would schedule, barriers honoured.
-    fn default() -> Self {
+/// The ablation study: `(name, description, variant)`, the base first, then each mechanism
+/// switched on its own.
+pub fn ablations(base: &Variant) -> Vec<(String, String, Variant)> {
+    let mut out = vec![("base".to_string(), base.describe(), *base)];
+    let mut push = |name: &str, what: String, v: Variant| {
+        if v != *base {
+            out.push((name.to_string(), what, v));
+        }
+    };
+    push(
+        "no-mapper-g",
+        "mapper f only: memory λ/Λ of the class, no counters".into(),
         Variant {
-            mapper_g: true,
-            scheduler: Scheduler::GreedyThenOldest,
-            sub_partitions: true,
-            order: IssueOrder::Scheduled,
-            window: SCHEDULED_WINDOW,
-            barriers: true,
-            posted_stores: true,
-            dispatch: true,
-        }
-    }
-}
-
-impl Variant {
-    pub fn sim_options(&self) -> SimOptions {
-        SimOptions {
-            scheduler: self.scheduler,
-            order: self.order,
-            sub_partitions: self.sub_partitions,
-            window: self.window,
-            posted_stores: self.posted_stores,
-            ..SimOptions::default()
-        }
-    }
-
-    /// The ablation study: `(name, description, variant)`, the base first, then each mechanism
-    /// switched on its own.
-    pub fn ablations(base: &Variant) -> Vec<(String, String, Variant)> {
-        let mut out = vec![("base".to_string(), describe(base), base.clone())];
-        let mut push = |name: &str, what: String, v: Variant| {
-            if v != *base {
-                out.push((name.to_string(), what, v));
-            }
-        };
+            mapper_g: false,
+            ..*base
+        },
+    );
+    for s in Scheduler::ALL {
         push(
-            "no-mapper-g",
-            "mapper f only: memory λ/Λ of the class, no counters".into(),
+            &format!("sched-{s}"),
+            format!("scheduler {s}"),
             Variant {
-                mapper_g: false,
-                ..base.clone()
+                scheduler: s,
+                ..*base
             },
         );
-        for s in Scheduler::ALL {
-            push(
-                &format!("sched-{s}"),
-                format!("scheduler {s}"),
-                Variant {
-                    scheduler: s,
-                    ..base.clone()
-                },
-            );
-        }
-        let (name, what, v) = flipped(
-            base,
-            base.sub_partitions,
-            ["no-subpartitions", "subpartitions"],
-            [
-                "scheduler sub-partitions off",
-                "scheduler sub-partitions on",
-            ],
-            |v| v.sub_partitions = !v.sub_partitions,
-        );
-        push(name, what, v);
-        // The IDG is in PTX order; the hardware issues ptxas' schedule in order. Strict
-        // in-order ignores the compiler's reordering, `scheduled` models it, and unconfined
-        // dataflow windows bound what any reordering could give (64: the paper's model).
-        let orders = [
-            ("in-order", IssueOrder::InOrder, base.window),
-            ("scheduled", IssueOrder::Scheduled, base.window),
-            ("dataflow-w4", IssueOrder::Dataflow, 4),
-            ("dataflow-w16", IssueOrder::Dataflow, 16),
-            ("dataflow-w64", IssueOrder::Dataflow, 64),
-        ];
-        for (name, order, window) in orders {
-            let v = Variant {
-                order,
-                window,
-                ..base.clone()
-            };
-            push(name, format!("{} issue", issue_text(&v)), v);
-        }
-        let flips: [Flip; 3] = [
-            (
-                base.posted_stores,
-                ["wait-stores", "posted-stores"],
-                ["stores complete at issue + Λ (not posted)", "stores posted"],
-                |v| v.posted_stores = !v.posted_stores,
-            ),
-            (
-                base.dispatch,
-                ["no-dispatch", "dispatch"],
-                [
-                    "block dispatch latency and interval off",
-                    "block dispatch latency and interval on",
-                ],
-                |v| v.dispatch = !v.dispatch,
-            ),
-            (
-                base.barriers,
-                ["no-barriers", "barriers"],
-                ["barriers ignored", "barriers honoured"],
-                |v| v.barriers = !v.barriers,
-            ),
-        ];
-        for (on, names, whats, flip) in flips {
-            let (name, what, v) = flipped(base, on, names, whats, flip);
-            push(name, what, v);
-        }
-        out
     }
+    let (name, what, v) = flipped(
+        base,
+        base.sub_partitions,
+        ["no-subpartitions", "subpartitions"],
+        [
+            "scheduler sub-partitions off",
+            "scheduler sub-partitions on",
+        ],
+        |v| v.sub_partitions = !v.sub_partitions,
+    );
+    push(name, what, v);
+    // The IDG is in PTX order; the hardware issues ptxas' schedule in order. Strict
+    // in-order ignores the compiler's reordering, `scheduled` models it, and unconfined
+    // dataflow windows bound what any reordering could give (64: the paper's model).
+    let orders = [
+        ("in-order", IssueOrder::InOrder, base.window),
+        ("scheduled", IssueOrder::Scheduled, base.window),
+        ("dataflow-w4", IssueOrder::Dataflow, 4),
+        ("dataflow-w16", IssueOrder::Dataflow, 16),
+        ("dataflow-w64", IssueOrder::Dataflow, 64),
+    ];
+    for (name, order, window) in orders {
+        let v = Variant {
+            order,
+            window,
+            ..*base
+        };
+        push(name, format!("{} issue", v.issue_text()), v);
+    }
+    let flips: [Flip; 3] = [
+        (
+            base.posted_stores,
+            ["wait-stores", "posted-stores"],
+            ["stores complete at issue + Λ (not posted)", "stores posted"],
+            |v| v.posted_stores = !v.posted_stores,
+        ),
+        (
+            base.dispatch,
+            ["no-dispatch", "dispatch"],
+            [
+                "block dispatch latency and interval off",
+                "block dispatch latency and interval on",
+            ],
+            |v| v.dispatch = !v.dispatch,
+        ),
+        (
+            base.barriers,
+            ["no-barriers", "barriers"],
+            ["barriers ignored", "barriers honoured"],
+            |v| v.barriers = !v.barriers,
+        ),
+    ];
+    for (on, names, whats, flip) in flips {
+        let (name, what, v) = flipped(base, on, names, whats, flip);
+        push(name, what, v);
+    }
+    out
 }
 
 /// An on/off mechanism of the ablation: the base's setting, (name, description) when the base
@@ -173,32 +123,9 @@ fn flipped<'n>(
     flip: fn(&mut Variant),
 ) -> (&'n str, String, Variant) {
     let i = usize::from(!on);
-    let mut v = base.clone();
+    let mut v = *base;
     flip(&mut v);
     (names[i], whats[i].to_string(), v)
-}
-
-/// A one-line description of a variant.
-pub fn describe(v: &Variant) -> String {
-    format!(
-        "mapper g {}, scheduler {}, sub-partitions {}, {} issue, barriers {}, stores {}, \
-         block dispatch {}",
-        if v.mapper_g { "on" } else { "off" },
-        v.scheduler,
-        if v.sub_partitions { "on" } else { "off" },
-        issue_text(v),
-        if v.barriers { "on" } else { "off" },
-        if v.posted_stores { "posted" } else { "waited" },
-        if v.dispatch { "on" } else { "off" }
-    )
-}
-
-fn issue_text(v: &Variant) -> String {
-    match v.order {
-        IssueOrder::InOrder => "in-order".to_string(),
-        IssueOrder::Scheduled => format!("compiler-scheduled (lookahead {})", v.window),
-        IssueOrder::Dataflow => format!("dataflow (lookahead {})", v.window),
-    }
 }
 
 /// Node timings and the core for one point.
@@ -307,7 +234,7 @@ pub struct Graphs {
 }
 
 /// PTX -> IR -> trip counts -> IDGs for the launch of `case`.
-pub fn build_graphs(case: &KernelCase, barriers: bool) -> Result<Graphs, EvalError> {
+pub fn build_graphs(case: &KernelCase, config: &Variant) -> Result<Graphs, EvalError> {
     let kerr = |stage: &str, e: String| EvalError::Kernel {
         kernel: case.spec.id.clone(),
         message: format!("{stage}: {e}"),
@@ -373,13 +300,7 @@ pub fn build_graphs(case: &KernelCase, barriers: bool) -> Result<Graphs, EvalErr
         ));
     }
     let mut idgs = built.idgs;
-    if !barriers {
-        for class in &mut idgs.classes {
-            for node in &mut class.idg.nodes {
-                node.barrier = None;
-            }
-        }
-    }
+    config.prepare_idgs(&mut idgs);
     Ok(Graphs { idgs, notes })
 }
 
@@ -401,7 +322,7 @@ impl<B: Backend> Predictor for IdgPredictor<B> {
         points: &[MeasuredPoint],
         shape: CoreShape,
     ) -> Result<KernelPrediction, EvalError> {
-        let graphs = build_graphs(case, self.variant.barriers)?;
+        let graphs = build_graphs(case, &self.variant)?;
         let mut notes = graphs.notes;
         let analytical = if self.analytical {
             self.backend.analytical_models()
@@ -416,10 +337,7 @@ impl<B: Backend> Predictor for IdgPredictor<B> {
             .map(|p| {
                 let timed = match self.backend.timings(&graphs.idgs, p, self.variant.mapper_g) {
                     Ok(mut t) => {
-                        if !self.variant.dispatch {
-                            t.hardware.dispatch_latency = 0;
-                            t.hardware.dispatch_interval = 0;
-                        }
+                        t.hardware = self.variant.adjust_hardware(t.hardware);
                         t
                     }
                     Err(e) => {

@@ -8,6 +8,10 @@ use eval::{MeasuredPoint, Model};
 use idg::{Category, KernelIdgs, MemSpace};
 use sim::{Hardware, NodeCost};
 
+fn h100() -> gpu::GpuProfile {
+    gpu::GpuProfile::bundled("hopper-h100").unwrap()
+}
+
 fn suite_dir() -> PathBuf {
     PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -108,7 +112,7 @@ impl Backend for Toy {
 fn every_kernel_builds_and_simulates() {
     let s = eval::load(&suite_dir(), &[]).unwrap();
     for k in &s.kernels {
-        let g = build_graphs(k, true).unwrap_or_else(|e| panic!("{e}"));
+        let g = build_graphs(k, &Variant::validated(&h100())).unwrap_or_else(|e| panic!("{e}"));
         assert!(!g.idgs.classes.is_empty(), "{}", k.spec.id);
     }
     // The simulation itself is slow in debug builds: two cheap kernels through the toy backend.
@@ -122,7 +126,7 @@ fn every_kernel_builds_and_simulates() {
     .unwrap();
     let p = IdgPredictor {
         backend: Toy,
-        variant: Variant::default(),
+        variant: Variant::validated(&h100()),
         analytical: false,
         exact: false,
     };
@@ -155,9 +159,9 @@ fn extrapolation_matches_exact_simulation() {
     let backend = eval::predict::GpuBackend {
         profile: gpu::GpuProfile::bundled("h100").unwrap(),
     };
-    let v = Variant::default();
+    let v = Variant::validated(&h100());
     for k in &s.kernels {
-        let g = build_graphs(k, true).unwrap();
+        let g = build_graphs(k, &Variant::validated(&h100())).unwrap();
         let shape = eval::CoreShape::of(k, s.sm_count);
         for p in [&k.points[0], &k.points[2], k.max_point()] {
             let timed = backend.timings(&g.idgs, p, true).unwrap();

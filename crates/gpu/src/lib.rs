@@ -31,8 +31,8 @@ pub use map_g::{
 };
 pub use occupancy::{occupancy, OccupancyLimit, Resource};
 pub use profile::{
-    bundled_names, ClassParams, GpuProfile, Limits, MemParams, Origin, Scheduler, Subsystem,
-    SubsystemId,
+    bundled_names, Bandwidth, BandwidthSource, ClassParams, GpuProfile, LaunchCosts, Limits,
+    MemParams, MixedBandwidth, Origin, Scheduler, Subsystem, SubsystemId,
 };
 pub use render::{mapping, mapping_table, Mapping, MappingRow};
 pub use timing::{ClassTiming, MapSource, NodeTiming};

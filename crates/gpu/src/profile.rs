@@ -138,15 +138,62 @@ pub struct GpuProfile {
     memory: Vec<MemParams>,
     /// Block dispatch costs (`[launch]`); zero when the profile does not give them.
     pub launch: LaunchCosts,
+    /// Device-wide sustained DRAM and L2 bandwidth (`[bandwidth]`); `None` when not given.
+    pub bandwidth: Option<Bandwidth>,
+}
+
+/// Where a profile's bandwidth figures come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BandwidthSource {
+    /// Measured by `bench/microbench` (bandwidth.cu) on the device itself.
+    Measured,
+    /// The vendor's published peak: an upper bound, sustained rates are lower.
+    Datasheet,
+}
+
+/// Sustained bandwidth of one memory level shared by the whole device, in GB/s, for reads
+/// only, writes only and reads and writes in equal bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct MixedBandwidth {
+    pub read: f64,
+    pub write: f64,
+    pub mixed: f64,
+}
+
+impl MixedBandwidth {
+    /// GB/s at a read fraction `f` of the bytes (0 = writes only): linear between the three
+    /// measured mixes, the simplest curve through them (docs/simulator.md).
+    pub fn at(&self, f: f64) -> f64 {
+        let f = f.clamp(0.0, 1.0);
+        if f <= 0.5 {
+            self.write + (self.mixed - self.write) * (f / 0.5)
+        } else {
+            self.mixed + (self.read - self.mixed) * ((f - 0.5) / 0.5)
+        }
+    }
+}
+
+/// Device-wide bandwidth limits (`[bandwidth]` in a profile file).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Bandwidth {
+    pub source: BandwidthSource,
+    pub dram: MixedBandwidth,
+    /// L2 when the profile gives it (datasheets rarely do).
+    pub l2: Option<MixedBandwidth>,
 }
 
 /// How fast a core starts blocks (`[launch]` in a profile file).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
 pub struct LaunchCosts {
     /// From a block's end to the start of the block that replaces it on the core.
     pub latency: Cycles,
     /// Least time between two block starts on one core (dispatch throughput).
     pub interval: Cycles,
+    /// Kernel launch overhead in microseconds as CUDA events around one launch see it
+    /// (host submission, grid start and drain); wall-clock, not cycles, because it does not
+    /// scale with the SM clock.
+    pub overhead_us: f64,
 }
 
 impl GpuProfile {
@@ -272,6 +319,7 @@ struct RawProfile {
     #[serde(default)]
     memory: BTreeMap<String, RawMem>,
     launch: Option<RawLaunch>,
+    bandwidth: Option<RawBandwidth>,
 }
 
 #[derive(Deserialize)]
@@ -279,6 +327,20 @@ struct RawProfile {
 struct RawLaunch {
     latency: f64,
     interval: f64,
+    #[serde(default)]
+    overhead_us: f64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBandwidth {
+    source: BandwidthSource,
+    dram_read: f64,
+    dram_write: f64,
+    dram_mixed: f64,
+    l2_read: Option<f64>,
+    l2_write: Option<f64>,
+    l2_mixed: Option<f64>,
 }
 
 fn default_warp() -> u32 {
@@ -337,6 +399,49 @@ impl Resolver<'_> {
             ));
         }
         Cycles::from_f64(v).ok_or_else(|| self.invalid(key, format!("{v} is too large")))
+    }
+
+    fn nonneg(&self, key: &str, v: f64) -> Result<f64, GpuError> {
+        if v.is_finite() && v >= 0.0 {
+            Ok(v)
+        } else {
+            Err(self.invalid(key.to_string(), format!("{v} is not a number >= 0")))
+        }
+    }
+
+    fn gbs(&self, key: &str, v: f64) -> Result<f64, GpuError> {
+        if v.is_finite() && v > 0.0 {
+            Ok(v)
+        } else {
+            Err(self.invalid(key.to_string(), format!("{v} is not a bandwidth > 0 GB/s")))
+        }
+    }
+
+    fn bandwidth(&self, b: &RawBandwidth) -> Result<Bandwidth, GpuError> {
+        let dram = MixedBandwidth {
+            read: self.gbs("bandwidth.dram_read", b.dram_read)?,
+            write: self.gbs("bandwidth.dram_write", b.dram_write)?,
+            mixed: self.gbs("bandwidth.dram_mixed", b.dram_mixed)?,
+        };
+        let l2 = match (b.l2_read, b.l2_write, b.l2_mixed) {
+            (None, None, None) => None,
+            (Some(r), Some(w), Some(m)) => Some(MixedBandwidth {
+                read: self.gbs("bandwidth.l2_read", r)?,
+                write: self.gbs("bandwidth.l2_write", w)?,
+                mixed: self.gbs("bandwidth.l2_mixed", m)?,
+            }),
+            _ => {
+                return Err(self.invalid(
+                    "bandwidth.l2_*".into(),
+                    "give all of l2_read, l2_write and l2_mixed, or none",
+                ))
+            }
+        };
+        Ok(Bandwidth {
+            source: b.source,
+            dram,
+            l2,
+        })
     }
 
     fn positive(&self, key: &str, v: u32) -> Result<(), GpuError> {
@@ -481,11 +586,18 @@ impl Resolver<'_> {
             Some(l) => LaunchCosts {
                 latency: self.cycles("launch.latency".into(), l.latency)?,
                 interval: self.cycles("launch.interval".into(), l.interval)?,
+                overhead_us: self.nonneg("launch.overhead_us", l.overhead_us)?,
             },
             None => LaunchCosts::default(),
         };
+        let bandwidth = raw
+            .bandwidth
+            .as_ref()
+            .map(|b| self.bandwidth(b))
+            .transpose()?;
         Ok(GpuProfile {
             launch,
+            bandwidth,
             display_name: raw.display_name.unwrap_or_else(|| raw.name.clone()),
             name: raw.name,
             architecture: raw.architecture,

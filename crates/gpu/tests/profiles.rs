@@ -184,3 +184,46 @@ fn resolved_paper_profiles() {
         s.bind(|| insta::assert_snapshot!(format!("profile__{gpu_name}"), out));
     }
 }
+
+#[test]
+fn bandwidth_is_measured_on_the_h100_and_datasheet_elsewhere() {
+    for name in gpu::bundled_names() {
+        let p = gpu::GpuProfile::bundled(name).unwrap();
+        let bw = p
+            .bandwidth
+            .unwrap_or_else(|| panic!("{name} has no [bandwidth]"));
+        let want = if name == "hopper-h100" {
+            gpu::BandwidthSource::Measured
+        } else {
+            gpu::BandwidthSource::Datasheet
+        };
+        assert_eq!(bw.source, want, "{name}");
+        assert_eq!(bw.l2.is_some(), name == "hopper-h100", "{name}");
+    }
+    let h100 = gpu::GpuProfile::bundled("hopper-h100").unwrap();
+    assert!(h100.launch.overhead_us > 1.0 && h100.launch.overhead_us < 10.0);
+}
+
+#[test]
+fn mixed_bandwidth_is_linear_through_the_three_mixes() {
+    let b = gpu::MixedBandwidth {
+        read: 100.0,
+        write: 200.0,
+        mixed: 120.0,
+    };
+    assert_eq!(b.at(1.0), 100.0);
+    assert_eq!(b.at(0.0), 200.0);
+    assert_eq!(b.at(0.5), 120.0);
+    assert_eq!(b.at(0.75), 110.0);
+    assert_eq!(b.at(0.25), 160.0);
+    assert_eq!(b.at(7.0), 100.0, "clamped");
+}
+
+#[test]
+fn l2_bandwidth_needs_all_three_mixes() {
+    let base = include_str!("../profiles/pascal-gtx1060.toml");
+    let err = gpu::GpuProfile::from_toml_str(&format!("{base}l2_read = 5.0\n"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("l2_mixed"), "{err}");
+}

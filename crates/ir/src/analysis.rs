@@ -9,7 +9,7 @@ use crate::error::IrError;
 use crate::ids::{LoopId, RegId};
 use crate::induction::{loop_defs, recognize, Induction};
 use crate::kernel::Kernel;
-use crate::loops::LoopForest;
+use crate::loops::{LoopError, LoopForest, MAX_LOOP_DEPTH, MAX_LOOP_MEMBERSHIPS};
 
 /// Dominators, post-dominators, loops and inductions of one kernel.
 #[derive(Debug, Clone)]
@@ -35,12 +35,28 @@ pub fn analyze(kernel: &Kernel) -> Result<Analysis, IrError> {
     let cfg = &kernel.cfg;
     let dom = DomTree::new(cfg);
     let pdom = PostDomTree::new(cfg);
-    let loops = LoopForest::new(cfg, &dom).map_err(|e| IrError::Irreducible {
-        kernel: kernel.name.clone(),
-        from: kernel.block_name(e.from),
-        from_line: kernel.block_line(e.from),
-        to: kernel.block_name(e.to),
-        to_line: kernel.block_line(e.to),
+    let loops = LoopForest::new(cfg, &dom).map_err(|e| match e {
+        LoopError::Irreducible(e) => IrError::Irreducible {
+            kernel: kernel.name.clone(),
+            from: kernel.block_name(e.from),
+            from_line: kernel.block_line(e.from),
+            to: kernel.block_name(e.to),
+            to_line: kernel.block_line(e.to),
+        },
+        LoopError::TooDeep { header } => IrError::LoopNest {
+            kernel: kernel.name.clone(),
+            header: kernel.block_name(header),
+            line: kernel.block_line(header),
+            what: format!("nests more than {MAX_LOOP_DEPTH} loops deep"),
+        },
+        LoopError::TooLarge { header } => IrError::LoopNest {
+            kernel: kernel.name.clone(),
+            header: kernel.block_name(header),
+            line: kernel.block_line(header),
+            what: format!(
+                "brings the loop bodies past {MAX_LOOP_MEMBERSHIPS} (block, loop) pairs (nesting too deep or too wide)"
+            ),
+        },
     })?;
     let defs = loop_defs(kernel, &loops);
     let inductions = loops

@@ -28,6 +28,19 @@ pub enum IrError {
     },
     #[error("kernel `{kernel}`: recursive call chain {} cannot be inlined", chain.join(" -> "))]
     Recursion { kernel: String, chain: Vec<String> },
+    #[error("kernel `{kernel}`: the call to `{callee}` (line {line}) nests calls more than {limit} deep; calls this deep are not inlined")]
+    CallDepth {
+        kernel: String,
+        callee: String,
+        line: u32,
+        limit: usize,
+    },
+    #[error("kernel `{kernel}`: inlining the calls (through `{callee}`) expands the kernel past the inlining budget of {budget} instructions; raise it with --max-inlined N")]
+    InlineBudget {
+        kernel: String,
+        callee: String,
+        budget: usize,
+    },
     #[error("kernel `{kernel}`: call to `{callee}` (line {line}) passes {given} arguments / {given_ret} results, the function takes {expected} / {expected_ret}")]
     CallArity {
         kernel: String,
@@ -63,6 +76,20 @@ pub enum IrError {
         from_line: u32,
         to: String,
         to_line: u32,
+    },
+    #[error("kernel `{kernel}`: the loop at {header} (line {line}) {what}; loops this large are not analysed")]
+    LoopNest {
+        kernel: String,
+        header: String,
+        line: u32,
+        what: String,
+    },
+    #[error("kernel `{kernel}`: {what} would run {trips} times per entry, more than any launch can execute (limit {limit}); check its bounds or the trips table")]
+    TripsOutOfRange {
+        kernel: String,
+        what: String,
+        trips: u64,
+        limit: u64,
     },
     #[error("kernel `{kernel}` has no parameter `{param}`; parameters: {}", known.join(", "))]
     UnknownParam {

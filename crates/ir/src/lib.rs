@@ -39,10 +39,12 @@ pub use kernel::{
     AddrBase, BaseInfo, BaseKind, Block, Guard, Inst, Kernel, Operand, Param, RegInfo, RegKind,
     Special, SrcLoc, Term,
 };
-pub use loops::{Loop, LoopForest};
-pub use lower::{lower_all, lower_kernel};
+pub use loops::{Loop, LoopError, LoopForest, MAX_LOOP_DEPTH, MAX_LOOP_MEMBERSHIPS};
+pub use lower::{
+    lower_all, lower_kernel, lower_kernel_with_budget, DEFAULT_INLINE_BUDGET, MAX_CALL_DEPTH,
+};
 pub use sem::{Cmp, IntTy, Sem};
 pub use trips::{
     entry_state, entry_states, resolve_trips, ExplicitTrip, LoopTrip, ProfileEvidence, TripInputs,
-    TripRule, TripSource, TripStats, Trips, Warning,
+    TripRule, TripSource, TripStats, Trips, Warning, MAX_TRIPS,
 };

@@ -9,6 +9,11 @@
 //! Invariants: loops are numbered in reverse post-order of their headers, so an outer loop has
 //! a smaller id than the loops nested in it; `blocks` of every loop are sorted; a loop's
 //! `parent` is the smallest loop strictly containing it.
+//!
+//! Limits: loops nest at most [`MAX_LOOP_DEPTH`] deep, and all loop bodies together hold at
+//! most [`MAX_LOOP_MEMBERSHIPS`] (block, loop) pairs. Every later pass walks the loop tree, so
+//! bounding it here bounds them all; inputs past either limit are a [`LoopError`] naming the
+//! loop, never a stack overflow or a quadratic blow-up.
 
 use crate::cfg::Cfg;
 use crate::dom::DomTree;
@@ -49,6 +54,23 @@ pub struct IrreducibleEdge {
     pub to: BlockId,
 }
 
+/// Deepest loop nesting analysed; generated PTX with deeper nests is refused.
+pub const MAX_LOOP_DEPTH: u32 = 256;
+
+/// Most (block, loop) memberships over all loops, i.e. the sum of the loop body sizes.
+pub const MAX_LOOP_MEMBERSHIPS: usize = 1 << 24;
+
+/// Why a CFG's loops cannot be analysed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoopError {
+    /// The CFG is irreducible at this edge.
+    Irreducible(IrreducibleEdge),
+    /// The loop with this header nests deeper than [`MAX_LOOP_DEPTH`].
+    TooDeep { header: BlockId },
+    /// The loop bodies up to the one with this header exceed [`MAX_LOOP_MEMBERSHIPS`].
+    TooLarge { header: BlockId },
+}
+
 /// All natural loops of a CFG, as a nesting forest.
 #[derive(Debug, Clone)]
 pub struct LoopForest {
@@ -59,17 +81,21 @@ pub struct LoopForest {
 
 impl LoopForest {
     /// Finds the loops, or the first retreating edge that makes the CFG irreducible.
-    pub fn new(cfg: &Cfg, dom: &DomTree) -> Result<Self, IrreducibleEdge> {
+    pub fn new(cfg: &Cfg, dom: &DomTree) -> Result<Self, LoopError> {
         let n = cfg.len();
         let retreating = retreating_edges(cfg);
         let mut headers: Vec<(BlockId, Vec<BlockId>)> = Vec::new();
+        let mut header_slot: Vec<Option<usize>> = vec![None; n];
         for (from, to) in retreating {
             if !dom.dominates(to, from) {
-                return Err(IrreducibleEdge { from, to });
+                return Err(LoopError::Irreducible(IrreducibleEdge { from, to }));
             }
-            match headers.iter_mut().find(|(h, _)| *h == to) {
-                Some((_, latches)) => latches.push(from),
-                None => headers.push((to, vec![from])),
+            match header_slot[to.index()] {
+                Some(k) => headers[k].1.push(from),
+                None => {
+                    header_slot[to.index()] = Some(headers.len());
+                    headers.push((to, vec![from]));
+                }
             }
         }
         let rpo = cfg.rpo();
@@ -79,23 +105,26 @@ impl LoopForest {
         }
         headers.sort_by_key(|(h, _)| rpo_index[h.index()]);
 
-        let mut loops: Vec<Loop> = headers
-            .into_iter()
-            .map(|(header, mut latches)| {
-                latches.sort();
-                latches.dedup();
-                let blocks = natural_loop(cfg, dom, header, &latches);
-                Loop {
-                    header,
-                    latches,
-                    blocks,
-                    exits: Vec::new(),
-                    parent: None,
-                    children: Vec::new(),
-                    depth: 0,
-                }
-            })
-            .collect();
+        let mut mark = vec![usize::MAX; n];
+        let mut memberships = 0usize;
+        let mut loops: Vec<Loop> = Vec::with_capacity(headers.len());
+        for (k, (header, mut latches)) in headers.into_iter().enumerate() {
+            latches.sort();
+            latches.dedup();
+            let budget = MAX_LOOP_MEMBERSHIPS - memberships;
+            let blocks = natural_loop(cfg, dom, header, &latches, &mut mark, k, budget)
+                .ok_or(LoopError::TooLarge { header })?;
+            memberships += blocks.len();
+            loops.push(Loop {
+                header,
+                latches,
+                blocks,
+                exits: Vec::new(),
+                parent: None,
+                children: Vec::new(),
+                depth: 0,
+            });
+        }
         for l in &mut loops {
             let mut exits = Vec::new();
             for &b in &l.blocks {
@@ -110,13 +139,17 @@ impl LoopForest {
 
         // Parent = smallest strictly-containing loop. Headers are distinct, so containment of
         // the header decides containment of the loop (natural loops nest or are disjoint).
+        // A strictly containing loop is strictly larger, so visiting loops largest first
+        // leaves in `innermost[header]` the smallest loop containing it seen so far: its parent.
         let count = loops.len();
-        for i in 0..count {
-            let header = loops[i].header;
-            let parent = (0..count)
-                .filter(|&j| j != i && loops[j].contains(header))
-                .min_by_key(|&j| loops[j].blocks.len());
-            loops[i].parent = parent.map(LoopId::from_index);
+        let mut by_size: Vec<usize> = (0..count).collect();
+        by_size.sort_by_key(|&i| std::cmp::Reverse(loops[i].blocks.len()));
+        let mut innermost: Vec<Option<LoopId>> = vec![None; n];
+        for &i in &by_size {
+            loops[i].parent = innermost[loops[i].header.index()];
+            for &b in &loops[i].blocks {
+                innermost[b.index()] = Some(LoopId::from_index(i));
+            }
         }
         let mut roots = Vec::new();
         for i in 0..count {
@@ -134,14 +167,10 @@ impl LoopForest {
                 Some(p) => loops[p.index()].depth + 1,
                 None => 1,
             };
-        }
-        let mut innermost: Vec<Option<LoopId>> = vec![None; n];
-        for (i, l) in loops.iter().enumerate() {
-            for &b in &l.blocks {
-                let cur = innermost[b.index()];
-                if cur.is_none_or(|c| loops[c.index()].blocks.len() > l.blocks.len()) {
-                    innermost[b.index()] = Some(LoopId::from_index(i));
-                }
+            if loops[i].depth > MAX_LOOP_DEPTH {
+                return Err(LoopError::TooDeep {
+                    header: loops[i].header,
+                });
             }
         }
         Ok(Self {
@@ -228,29 +257,42 @@ fn retreating_edges(cfg: &Cfg) -> Vec<(BlockId, BlockId)> {
     out
 }
 
-/// The natural loop body of `header` with the given latches, sorted.
-fn natural_loop(cfg: &Cfg, dom: &DomTree, header: BlockId, latches: &[BlockId]) -> Vec<BlockId> {
-    let mut in_loop = vec![false; cfg.len()];
-    in_loop[header.index()] = true;
+/// The natural loop body of `header` with the given latches, sorted; `None` past `budget`
+/// blocks. `mark[b] == stamp` means `b` is already in this loop: one array serves every loop,
+/// so the cost is the body's size, not the CFG's.
+fn natural_loop(
+    cfg: &Cfg,
+    dom: &DomTree,
+    header: BlockId,
+    latches: &[BlockId],
+    mark: &mut [usize],
+    stamp: usize,
+    budget: usize,
+) -> Option<Vec<BlockId>> {
+    mark[header.index()] = stamp;
+    let mut body = vec![header];
     let mut work: Vec<BlockId> = Vec::new();
     for &l in latches {
-        if !in_loop[l.index()] {
-            in_loop[l.index()] = true;
+        if mark[l.index()] != stamp {
+            mark[l.index()] = stamp;
+            body.push(l);
             work.push(l);
         }
     }
     while let Some(b) = work.pop() {
         for &p in cfg.preds(b) {
-            if !in_loop[p.index()] && dom.is_reachable(p) {
-                in_loop[p.index()] = true;
+            if mark[p.index()] != stamp && dom.is_reachable(p) {
+                mark[p.index()] = stamp;
+                body.push(p);
                 work.push(p);
             }
         }
+        if body.len() > budget {
+            return None;
+        }
     }
-    in_loop
-        .iter()
-        .enumerate()
-        .filter(|(_, &x)| x)
-        .map(|(i, _)| BlockId::from_index(i))
-        .collect()
+    (body.len() <= budget).then(|| {
+        body.sort_unstable();
+        body
+    })
 }

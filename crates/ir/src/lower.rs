@@ -13,6 +13,11 @@
 //! Recursion and calls to body-less (`.extern`) functions are errors naming the callee, except
 //! the CUDA system calls (`vprintf`, `__assertfail`, `malloc`, `free`), kept as opaque `call`
 //! nodes that write their result slots and read their argument slots.
+//!
+//! Limits: calls nest at most [`MAX_CALL_DEPTH`] deep, and the inlined kernel holds at most
+//! the inlining budget of statements ([`DEFAULT_INLINE_BUDGET`] unless the caller raises it),
+//! so a deep chain or a doubling call tree is a clear error instead of a stack overflow or
+//! gigabytes of copies.
 
 use crate::cfg::Cfg;
 use crate::error::IrError;
@@ -26,16 +31,32 @@ use ptx::ast;
 use smallvec::SmallVec;
 use std::collections::HashMap;
 
+/// Deepest chain of inlined `.func` calls; nvcc and clang output stays far below it.
+pub const MAX_CALL_DEPTH: usize = 64;
+
+/// Default inlining budget: instructions and labels of a kernel after inlining. The largest
+/// bundled kernel has about 154,000 statements.
+pub const DEFAULT_INLINE_BUDGET: usize = 500_000;
+
 /// Lowers every kernel of a module, in source order.
 pub fn lower_all(module: &ast::Module) -> Result<Vec<Kernel>, IrError> {
     module
         .kernels()
-        .map(|f| lower_function(module, f))
+        .map(|f| lower_function(module, f, DEFAULT_INLINE_BUDGET))
         .collect()
 }
 
 /// Lowers the kernel named exactly `name` (mangled).
 pub fn lower_kernel(module: &ast::Module, name: &str) -> Result<Kernel, IrError> {
+    lower_kernel_with_budget(module, name, DEFAULT_INLINE_BUDGET)
+}
+
+/// [`lower_kernel`] with an inlining budget of `max_inlined` statements.
+pub fn lower_kernel_with_budget(
+    module: &ast::Module,
+    name: &str,
+    max_inlined: usize,
+) -> Result<Kernel, IrError> {
     let f = module
         .kernels()
         .find(|f| f.name == name)
@@ -43,7 +64,7 @@ pub fn lower_kernel(module: &ast::Module, name: &str) -> Result<Kernel, IrError>
             name: name.to_string(),
             known: module.kernels().map(|f| f.name.clone()).collect(),
         })?;
-    lower_function(module, f)
+    lower_function(module, f, max_inlined)
 }
 
 /// What a control-transfer instruction does, before labels are resolved.
@@ -89,9 +110,14 @@ struct Lowerer<'m> {
     instances: HashMap<String, u32>,
     out: Vec<Flat>,
     loc: Option<SrcLoc>,
+    max_inlined: usize,
 }
 
-fn lower_function(module: &ast::Module, f: &ast::Function) -> Result<Kernel, IrError> {
+fn lower_function(
+    module: &ast::Module,
+    f: &ast::Function,
+    max_inlined: usize,
+) -> Result<Kernel, IrError> {
     let mut l = Lowerer {
         module,
         kernel: f,
@@ -103,6 +129,7 @@ fn lower_function(module: &ast::Module, f: &ast::Function) -> Result<Kernel, IrE
         instances: HashMap::new(),
         out: Vec::new(),
         loc: None,
+        max_inlined,
     };
     for (i, p) in f.params.iter().enumerate() {
         let base = l.new_base(p.name.clone(), BaseKind::Param(i as u32));
@@ -205,6 +232,14 @@ impl<'m> Lowerer<'m> {
 
     fn flatten(&mut self, scope: &Scope, stmts: &[ast::Statement]) -> Result<(), IrError> {
         for s in stmts {
+            // The kernel's own body costs what its file cost to parse; only copies are budgeted.
+            if !scope.chain.is_empty() && self.out.len() > self.max_inlined {
+                return Err(IrError::InlineBudget {
+                    kernel: self.kernel.name.clone(),
+                    budget: self.max_inlined,
+                    callee: scope.chain[0].clone(),
+                });
+            }
             match s {
                 ast::Statement::Label { name, .. } => {
                     self.out.push(Flat::Label(Self::label(scope, name)));
@@ -282,6 +317,14 @@ impl<'m> Lowerer<'m> {
             return Err(IrError::Recursion {
                 kernel: self.kernel.name.clone(),
                 chain,
+            });
+        }
+        if scope.chain.len() >= MAX_CALL_DEPTH {
+            return Err(IrError::CallDepth {
+                kernel: self.kernel.name.clone(),
+                callee,
+                line,
+                limit: MAX_CALL_DEPTH,
             });
         }
         if rets.len() != f.ret_params.len() || args.len() != f.params.len() {

@@ -517,6 +517,41 @@ pub fn resolve_trips(
             }),
         }
     }
+    // A loop with other exits (a data-dependent `break`, an escape test) runs at most its
+    // static count. When the profile counts fewer instructions than the static counts give,
+    // the bound was not reached: such loops are solved from the profile with the unknown ones,
+    // each capped at its bound.
+    let mut bounds: Vec<Option<f64>> = vec![None; n];
+    if let Some(p) = inputs.profile {
+        let bounded: Vec<LoopId> = an
+            .loops
+            .ids()
+            .filter(|l| {
+                matches!(&out[l.index()], Some(t) if t.source == TripSource::Static)
+                    && an.induction(*l).is_some_and(|iv| iv.other_exits)
+            })
+            .collect();
+        let known: Vec<Option<f64>> = out
+            .iter()
+            .map(|t| t.as_ref().map(LoopTrip::representative))
+            .collect();
+        if !bounded.is_empty()
+            && p.warp_insts_per_warp < modelled_instructions(kernel, an, &known, 1.0)
+        {
+            for l in bounded {
+                bounds[l.index()] = known[l.index()];
+                out[l.index()] = None;
+                warnings.push(Warning {
+                    loop_id: Some(l),
+                    message: format!(
+                        "{}: the profile counts fewer instructions than its static trip count \
+                         gives (an early exit is taken); its trip count comes from the profile",
+                        describe(kernel, an, l)
+                    ),
+                });
+            }
+        }
+    }
     let unknown: Vec<LoopId> = an
         .loops
         .ids()
@@ -541,6 +576,10 @@ pub fn resolve_trips(
             });
         }
         for &l in &unknown {
+            let t = match bounds[l.index()] {
+                Some(b) => t.min(b.ceil().max(1.0) as u64),
+                None => t,
+            };
             out[l.index()] = Some(LoopTrip {
                 rule: TripRule::Fixed(t),
                 source: TripSource::Profile {
@@ -569,9 +608,28 @@ pub fn resolve_trips(
                 }
             })
         })
-        .collect();
+        .collect::<Vec<LoopTrip>>();
+    for (i, t) in loops.iter().enumerate() {
+        let most = match (&t.rule, &t.stats) {
+            (TripRule::Fixed(n), _) => *n,
+            (TripRule::Induction(_), Some(s)) => s.max,
+            (TripRule::Induction(_), None) => 0,
+        };
+        if most > MAX_TRIPS {
+            return Err(IrError::TripsOutOfRange {
+                kernel: kernel.name.clone(),
+                what: describe(kernel, an, LoopId::from_index(i)),
+                trips: most,
+                limit: MAX_TRIPS,
+            });
+        }
+    }
     Ok(Trips { loops, warnings })
 }
+
+/// Most iterations per entry a loop may have: no launch runs 2^40 iterations of a loop in one
+/// thread, so a larger count (an overflowing bound, a typo in a trips table) is refused.
+pub const MAX_TRIPS: u64 = 1 << 40;
 
 /// Modelled warp instructions per warp when the loops without a count all run `t` times:
 /// `sum_b insts(b) * prod_{L containing b} trips(L)`. Conditional code is counted as

@@ -619,3 +619,63 @@ $L_b:
         .iter()
         .any(|w| w.message.contains("assumed equal trip counts")));
 }
+
+/// A counted loop with an early exit (an escape test): the profile decides its trip count when
+/// it counts fewer instructions than the static count gives, never more than the static count.
+#[test]
+fn early_exit_loop_takes_its_trips_from_the_profile_below_its_bound() {
+    let k = kernel(
+        r#"
+.visible .entry esc(.param .u64 esc_param_0)
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<5>;
+    .reg .b64 %rd<2>;
+    ld.param.u64 %rd1, [esc_param_0];
+    mov.u32 %r3, 0;
+$L_loop:
+    add.s32 %r3, %r3, 1;
+    ld.global.u32 %r1, [%rd1];
+    setp.ne.s32 %p2, %r1, 0;
+    @%p2 bra $L_out;
+    setp.lt.s32 %p1, %r3, 100;
+    @%p1 bra $L_loop;
+$L_out:
+    ret;
+}
+"#,
+    );
+    let an = analyze(&k).unwrap();
+    let launch = Launch::default().bind(&k).unwrap();
+    let with = |measured: f64| {
+        let p = ir::ProfileEvidence {
+            file: "prof.csv".into(),
+            warp_insts_per_warp: measured,
+        };
+        ir::resolve_trips(
+            &k,
+            &an,
+            &launch,
+            &ir::TripInputs {
+                explicit: &[],
+                profile: Some(&p),
+            },
+        )
+        .unwrap()
+    };
+    // Static: 100 trips. Per warp: 2 + 6 T + 1 (the exit block); T = 20 -> 123.
+    let t = with(123.0);
+    assert_eq!(t.get(LoopId(0)).rule, ir::TripRule::Fixed(20));
+    assert!(matches!(
+        t.get(LoopId(0)).source,
+        ir::TripSource::Profile { .. }
+    ));
+    assert!(
+        t.warnings.iter().any(|w| w.message.contains("early exit")),
+        "{:?}",
+        t.warnings
+    );
+    // A profile at or above what the bound gives keeps the static count.
+    let t = with(10_000.0);
+    assert_eq!(t.get(LoopId(0)).source, ir::TripSource::Static);
+}

@@ -182,6 +182,13 @@ impl KernelCharacterization {
     /// Characterizes one warp class. `issue_limit` (IPC, may be infinite) sets the GPUMech issue
     /// costs.
     pub fn new(idg: &Idg, timing: &ClassTiming, issue_limit: f64) -> Result<Self, ModelError> {
+        let count = idg.instruction_count();
+        if count > MAX_CHARACTERIZED_INSTRUCTIONS {
+            return Err(ModelError::InstructionBudget {
+                count,
+                budget: MAX_CHARACTERIZED_INSTRUCTIONS,
+            });
+        }
         if timing.nodes.len() != idg.nodes.len() {
             return Err(ModelError::TimingLength {
                 nodes: idg.nodes.len(),
@@ -233,6 +240,10 @@ impl KernelCharacterization {
         Ok(pass.finish(issue_limit))
     }
 }
+
+/// Most executed instructions of the representative warp the characterization walks: the walk
+/// is linear in trip counts, so this bounds its time (a few seconds) on absurd trips.
+pub const MAX_CHARACTERIZED_INSTRUCTIONS: u64 = 1 << 26;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Role {

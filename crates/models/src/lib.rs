@@ -49,6 +49,8 @@ pub enum ModelError {
     },
     #[error("pipeline simulation: {0}")]
     Sim(String),
+    #[error("the representative warp executes {count} instructions, past the analytical models' budget of {budget} (they walk every executed instruction); check the loop trip counts with `ptx2idg cfg --explain`")]
+    InstructionBudget { count: u64, budget: u64 },
 }
 
 /// What limits a prediction at one occupancy.

@@ -318,16 +318,17 @@ pub fn analytical_table(
 }
 
 /// The table of `ptx2idg models`: [`analytical_table`] plus the Pipeline model simulated at the
-/// same occupancies (the GPU profile's scheduler, dataflow issue, one core's share of the
-/// launch's groups) for the `pipeline` column.
+/// same occupancies with `config` (one core's share of the launch's groups) for the `pipeline`
+/// column. `idgs` are already prepared for `config` (`sim::ModelConfig::prepare_idgs`).
 pub fn models_table(
     idgs: &KernelIdgs,
     timings: &[ClassTiming],
     gpu: &GpuProfile,
+    config: &sim::ModelConfig,
     occupancies: RangeInclusive<u32>,
 ) -> Result<Table, ModelError> {
     let mut table = analytical_table(idgs, timings, gpu, occupancies.clone())?;
-    let sim_hw = sim::hardware_from_profile(gpu);
+    let sim_hw = config.hardware(gpu);
     let costs = sim::costs_from_timing(timings);
     let base = sim::ExecConfig {
         warps_per_group: idgs.warps_per_group,
@@ -335,10 +336,7 @@ pub fn models_table(
         total_groups: idgs.total_groups(),
         sm_count: gpu.sm_count,
     };
-    let opts = sim::SimOptions {
-        scheduler: sim::scheduler_from_profile(gpu),
-        ..sim::SimOptions::default()
-    };
+    let opts = config.sim_options();
     let points = sim::sweep(
         idgs,
         &costs,

@@ -66,7 +66,14 @@ fn launch(groups: u32) -> (KernelIdgs, Vec<gpu::ClassTiming>, GpuProfile) {
 #[test]
 fn table_columns_and_pipeline() {
     let (kernel, timings, gpu) = launch(480);
-    let t = models_table(&kernel, &timings, &gpu, 1..=16).unwrap();
+    let t = models_table(
+        &kernel,
+        &timings,
+        &gpu,
+        &sim::ModelConfig::validated(&gpu),
+        1..=16,
+    )
+    .unwrap();
     assert_eq!(t.rows.len(), 16);
     let ch = KernelCharacterization::from_kernel(&kernel, &timings, gpu.issue_limit).unwrap();
     let hw = HwParams::from_profile(&ch, &gpu);
@@ -100,7 +107,14 @@ fn table_columns_and_pipeline() {
 #[test]
 fn snapshots() {
     let (kernel, timings, gpu) = launch(480);
-    let t = models_table(&kernel, &timings, &gpu, 1..=12).unwrap();
+    let t = models_table(
+        &kernel,
+        &timings,
+        &gpu,
+        &sim::ModelConfig::validated(&gpu),
+        1..=12,
+    )
+    .unwrap();
     let mut s = insta::Settings::clone_current();
     s.set_snapshot_path(concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -119,9 +133,23 @@ fn occupancy_rows_are_whole_groups() {
     kernel.warps_per_group = 4;
     kernel.block = [128, 1, 1];
     kernel.classes[0].warps = vec![0, 1, 2, 3];
-    let t = models_table(&kernel, &timings, &gpu, 2..=17).unwrap();
+    let t = models_table(
+        &kernel,
+        &timings,
+        &gpu,
+        &sim::ModelConfig::validated(&gpu),
+        2..=17,
+    )
+    .unwrap();
     let omegas: Vec<u32> = t.rows.iter().map(|r| r.occupancy_warps).collect();
     assert_eq!(omegas, [4, 8, 12, 16]);
     assert!(t.rows.iter().all(|r| r.pipeline.is_some()));
-    assert!(models_table(&kernel, &timings, &gpu, 1..=3).is_err());
+    assert!(models_table(
+        &kernel,
+        &timings,
+        &gpu,
+        &sim::ModelConfig::validated(&gpu),
+        1..=3
+    )
+    .is_err());
 }

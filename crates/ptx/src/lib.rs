@@ -60,10 +60,12 @@ pub mod ast;
 mod error;
 mod parse;
 mod print;
+pub mod summary;
 
 pub use ast::*;
 pub use error::ParseError;
 pub use parse::{parse, parse_instruction, MAX_NESTING};
+pub use summary::{kernel_summary, KernelSummary, RegSummary};
 
 /// Prints a module as PTX text (same as `module.to_string()`).
 pub fn print(module: &Module) -> String {

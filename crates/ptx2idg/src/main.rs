@@ -58,3 +58,114 @@ fn main() -> ExitCode {
         None => commands::idg::run(&cli.main),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `simulate`, `models` and `eval` without model flags run exactly the configuration the
+    /// evaluation validates, on every bundled GPU.
+    #[test]
+    fn cli_defaults_are_the_validated_configuration() {
+        for name in gpu::bundled_names() {
+            let profile = gpu::GpuProfile::bundled(name).unwrap();
+            let want = sim::ModelConfig::validated(&profile);
+            for argv in [
+                ["ptx2idg", "simulate", "k.ptx"],
+                ["ptx2idg", "models", "k.ptx"],
+                ["ptx2idg", "eval", "suite"],
+            ] {
+                let model = match Cli::try_parse_from(argv).unwrap().command {
+                    Some(Command::Simulate(a)) => a.model,
+                    Some(Command::Models(a)) => a.model,
+                    Some(Command::Eval(a)) => a.model,
+                    _ => unreachable!("{argv:?}"),
+                };
+                assert_eq!(model.config(&profile), want, "{argv:?} on {name}");
+            }
+        }
+    }
+
+    /// Each flag changes the one mechanism it names.
+    #[test]
+    fn model_flags_switch_one_mechanism_each() {
+        let profile = gpu::GpuProfile::bundled("hopper-h100").unwrap();
+        let base = sim::ModelConfig::validated(&profile);
+        let config = |flag: &str| match Cli::try_parse_from(["ptx2idg", "simulate", "k.ptx", flag])
+            .unwrap()
+            .command
+        {
+            Some(Command::Simulate(a)) => a.model.config(&profile),
+            _ => unreachable!(),
+        };
+        assert_eq!(
+            config("--no-mapper-g"),
+            sim::ModelConfig {
+                mapper_g: false,
+                ..base
+            }
+        );
+        assert_eq!(
+            config("--no-metrics"),
+            sim::ModelConfig {
+                mapper_g: false,
+                ..base
+            }
+        );
+        assert_eq!(
+            config("--in-order"),
+            sim::ModelConfig {
+                order: sim::IssueOrder::InOrder,
+                ..base
+            }
+        );
+        assert_eq!(config("--scheduled"), base);
+        assert_eq!(config("--sub-partitions"), base);
+        assert_eq!(
+            config("--no-sub-partitions"),
+            sim::ModelConfig {
+                sub_partitions: false,
+                ..base
+            }
+        );
+        assert_eq!(
+            config("--no-barriers"),
+            sim::ModelConfig {
+                barriers: false,
+                ..base
+            }
+        );
+        assert_eq!(
+            config("--wait-stores"),
+            sim::ModelConfig {
+                posted_stores: false,
+                ..base
+            }
+        );
+        assert_eq!(
+            config("--no-dispatch"),
+            sim::ModelConfig {
+                dispatch: false,
+                ..base
+            }
+        );
+        assert_eq!(
+            config("--scheduler=lrr"),
+            sim::ModelConfig {
+                scheduler: sim::Scheduler::LooseRoundRobin,
+                ..base
+            }
+        );
+        assert_eq!(
+            config("--issue=dataflow"),
+            sim::ModelConfig {
+                order: sim::IssueOrder::Dataflow,
+                ..base
+            }
+        );
+        assert_eq!(
+            config("--window=16"),
+            sim::ModelConfig { window: 16, ..base }
+        );
+    }
+}

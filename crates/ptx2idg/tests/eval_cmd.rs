@@ -73,3 +73,23 @@ fn missing_suite_names_the_file() {
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("suite.toml"));
 }
+
+/// Several suites: one markdown table each under the suite's name, `--kernel` picks from any
+/// of them, an id no suite has is a usage error, and CSV (one header) takes one suite only.
+#[test]
+fn several_suites() {
+    let two = ["eval", "ptx_samples/rodinia", "ptx_samples/rodinia"];
+    let o = run(&[&two[..], &["--kernel", "cfd_time_step", "--extrapolate"]].concat());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(out.matches("## ptx_samples/rodinia\n").count(), 2, "{out}");
+    assert_eq!(out.matches("`cfd_time_step`").count(), 2, "{out}");
+
+    let o = run(&[&two[..], &["--kernel", "nope"]].concat());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no suite has a kernel `nope`"));
+
+    let o = run(&[&two[..], &["--format", "csv"]].concat());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("takes one suite"));
+}

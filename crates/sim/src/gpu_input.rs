@@ -140,3 +140,86 @@ pub fn simulate_idgs(
     let costs = costs_from_timing(timings);
     simulate_with_records(kernel, &costs, &hw, &exec, opts)
 }
+
+/// Where a sweep was stopped: the resident groups the launch's registers and shared memory
+/// allow, in the axis's unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SweepCut {
+    pub at: u32,
+    pub limit: gpu::OccupancyLimit,
+    pub threads_per_block: u32,
+    pub launch: Launch,
+}
+
+impl SweepCut {
+    /// The warning a user is shown.
+    pub fn message(&self) -> String {
+        format!(
+            "the sweep stops at {} ({} blocks per SM of {} threads with {} registers per \
+             thread and {} shared bytes per block, limited by {:?})",
+            self.at,
+            self.limit.blocks_per_sm,
+            self.threads_per_block,
+            self.launch.regs_per_thread,
+            self.launch.shared_bytes_per_block,
+            self.limit.limiting_resource
+        )
+    }
+}
+
+/// An occupancy sweep of one launch, planned: the axis cut where the launch's registers and
+/// shared memory stop more groups from being resident (points beyond cannot be launched), and
+/// the execution configuration every point starts from.
+#[derive(Debug, Clone)]
+pub struct LaunchSweep {
+    pub axis: crate::SweepAxis,
+    pub base: ExecConfig,
+    pub cut: Option<SweepCut>,
+}
+
+impl LaunchSweep {
+    pub fn new(
+        kernel: &KernelIdgs,
+        profile: &GpuProfile,
+        launch: &Launch,
+        axis: crate::SweepAxis,
+    ) -> Result<LaunchSweep, SimError> {
+        let limit = launch.occupancy(kernel, profile);
+        let (axis, cut) = axis.capped(limit.blocks_per_sm, kernel.warps_per_group);
+        let base = exec_for_occupancy(
+            kernel,
+            profile,
+            &Launch {
+                blocks_per_sm: Some(1),
+                ..*launch
+            },
+        )?;
+        Ok(LaunchSweep {
+            axis,
+            base,
+            cut: cut.map(|at| SweepCut {
+                at,
+                limit,
+                threads_per_block: kernel.block.iter().product(),
+                launch: *launch,
+            }),
+        })
+    }
+
+    /// How many points the sweep simulates.
+    pub fn points(&self) -> Result<usize, SimError> {
+        Ok(self.axis.group_counts(self.base.warps_per_group)?.len())
+    }
+
+    /// Simulates every point (`crate::sweep`).
+    pub fn run(
+        &self,
+        kernel: &KernelIdgs,
+        costs: &[ClassCosts],
+        hw: &Hardware,
+        opts: &SimOptions,
+        progress: &(dyn Fn() + Sync),
+    ) -> Result<Vec<crate::SweepPoint>, SimError> {
+        crate::sweep(kernel, costs, hw, &self.base, opts, &self.axis, progress)
+    }
+}

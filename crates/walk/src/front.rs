@@ -33,7 +33,7 @@ pub fn front_end(
     inputs: &TripInputs<'_>,
     opts: &Options,
 ) -> Result<FrontEnd, FrontError> {
-    let kernel = ir::lower_kernel(module, entry)?;
+    let kernel = ir::lower_kernel_with_budget(module, entry, opts.max_inlined)?;
     let analysis = ir::analyze(&kernel)?;
     let launch = launch.bind(&kernel)?;
     let trips = ir::resolve_trips(&kernel, &analysis, &launch, inputs)?;

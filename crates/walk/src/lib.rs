@@ -6,6 +6,7 @@
 //! `ir`). Output: [`idg::KernelIdgs`]. Everything a run assumed is reported in [`Built`].
 
 mod front;
+pub mod inputs;
 mod pattern;
 mod warp;
 
@@ -17,6 +18,7 @@ use idg::{KernelIdgs, WarpClass, SCHEMA_VERSION};
 use ir::{Analysis, BoundLaunch, Kernel, Trips, WarpState};
 
 pub use front::{front_end, FrontEnd, FrontError};
+pub use inputs::{trip_data, InputsError, TripData};
 pub use pattern::analyse as analyse_addresses;
 
 /// What to assume for a branch whose condition depends on data the launch does not decide.
@@ -48,8 +50,13 @@ impl UnknownBranch {
 /// Which work groups to walk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Groups {
-    /// Only group 0; all other groups reuse its classes.
+    /// Only the middle group of the grid; all other groups reuse its classes. The middle one
+    /// stands for the others better than group 0: the first and last groups are where
+    /// boundary tests (a stencil's edge rows, the pivot row of an elimination step) make
+    /// threads exit early.
     #[default]
+    Middle,
+    /// Only group 0; all other groups reuse its classes.
     First,
     /// Every group of the grid.
     All,
@@ -64,6 +71,8 @@ pub struct Options {
     /// branch). On by default.
     pub control_deps: bool,
     pub groups: Groups,
+    /// Inlining budget of the front end: statements of the kernel after inlining its calls.
+    pub max_inlined: usize,
 }
 
 impl Default for Options {
@@ -72,6 +81,7 @@ impl Default for Options {
             unknown_branch: UnknownBranch::default(),
             control_deps: true,
             groups: Groups::default(),
+            max_inlined: ir::DEFAULT_INLINE_BUDGET,
         }
     }
 }
@@ -108,6 +118,7 @@ pub fn build(
 ) -> Result<Built, WalkError> {
     let total = launch.blocks();
     let groups: Vec<u64> = match opts.groups {
+        Groups::Middle => vec![total / 2],
         Groups::First => vec![0],
         Groups::Count(n) => (0..n.clamp(1, total)).collect(),
         Groups::All if total > ALL_GROUPS_LIMIT => {

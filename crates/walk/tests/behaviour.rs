@@ -94,7 +94,12 @@ fn divergence_serializes_both_sides_and_reconverges_once() {
         &Options::default(),
     );
     let k = &fe.built.idgs;
-    assert_eq!(warps(k), vec![vec![0, 1, 2, 3]], "one path for every warp");
+    // The middle group (2 of 4) is walked: its warps 8..12.
+    assert_eq!(
+        warps(k),
+        vec![vec![8, 9, 10, 11]],
+        "one path for every warp"
+    );
     assert!(fe.built.unknown_branches.is_empty());
     let t = trace(&k.classes[0].idg);
     let branch = position(&t, "bra");
@@ -147,7 +152,8 @@ fn classes_split_where_paths_differ_and_are_shared_where_identical() {
         &Options::default(),
     );
     let k = &fe.built.idgs;
-    assert_eq!(warps(k), vec![vec![0, 1], vec![2, 3]]);
+    // The middle group (2 of 4) is walked: its warps 8..12, split by the half-block branch.
+    assert_eq!(warps(k), vec![vec![8, 9], vec![10, 11]]);
     for c in &k.classes {
         // (The guarded branch counts the lanes whose guard holds: 0 or 32.)
         let t = trace(&c.idg);
@@ -167,10 +173,11 @@ fn classes_split_where_paths_differ_and_are_shared_where_identical() {
         &[],
         &Options::default(),
     );
-    assert_eq!(warps(&fe.built.idgs), vec![vec![0, 1, 2, 3]]);
+    assert_eq!(warps(&fe.built.idgs), vec![vec![8, 9, 10, 11]]);
 }
 
-/// `block_uniform` (-G build) branches on `ctaid.x == 0`: with `Groups::First` only block 0 is walked and
+/// `block_uniform` (-G build) branches on `ctaid.x == 0`: `Groups::Middle` (the default) walks
+/// block 2 of 4, whose path every block but 0 takes; with `Groups::First` only block 0 is walked and
 /// its one class stands for every group; `Groups::All` walks the 4 blocks and finds block 0's
 /// path and the other blocks' path; `Groups::Count(2)` walks blocks 0 and 1.
 #[test]
@@ -188,6 +195,9 @@ fn groups_first_all_and_count() {
         .built
         .idgs
     };
+    let middle = run(Groups::Middle);
+    assert_eq!(middle.groups_built, vec![2]);
+    assert_eq!(warps(&middle), vec![vec![8, 9, 10, 11]]);
     let first = run(Groups::First);
     assert_eq!(first.groups_built, vec![0]);
     assert_eq!(warps(&first), vec![vec![0, 1, 2, 3]]);

@@ -79,28 +79,8 @@ pub struct TripsArgs {
     pub explain: bool,
 }
 
-/// What the `--trips` files say about one kernel.
-#[derive(Debug, Clone, Default)]
-pub struct TripData {
-    /// Trips-table rows naming this kernel, in file order.
-    pub explicit: Vec<ir::ExplicitTrip>,
-    /// Warp instructions per warp from the first profiler file that has them.
-    pub evidence: Option<ir::ProfileEvidence>,
-    /// Every parsed file (mapper g reads DRAM / L2 / shared metrics from them).
-    pub profiles: Vec<profile::Profile>,
-    /// Things the user should know (e.g. profiler files without instruction counts).
-    pub notes: Vec<String>,
-}
-
-impl TripData {
-    /// The inputs of `ir::resolve_trips`.
-    pub fn inputs(&self) -> ir::TripInputs<'_> {
-        ir::TripInputs {
-            explicit: &self.explicit,
-            profile: self.evidence.as_ref(),
-        }
-    }
-}
+/// What the `--trips` files say about one kernel (read by the `walk` crate).
+pub use walk::TripData;
 
 impl TripsArgs {
     /// The selected invocation of a kernel launched several times.
@@ -127,76 +107,13 @@ impl TripsArgs {
     }
 
     fn load_inner(&self, entry: &str, kernels: Option<&[&str]>) -> Result<TripData, String> {
-        let names_row = |k: &str, row: &profile::TripRow| {
-            ir::names::names_kernel(k, &row.kernel) || profile::matches(&row.kernel, k)
-        };
-        let mut data = TripData::default();
-        let mut profiler_files = Vec::new();
-        for path in &self.trips {
-            let p = profile::load(path).map_err(|e| e.to_string())?;
-            if p.format == profile::Format::TripsTable {
-                for row in &p.trips {
-                    if !names_row(entry, row) {
-                        if let Some(ks) = kernels.filter(|ks| !ks.iter().any(|k| names_row(k, row)))
-                        {
-                            let listing: Vec<String> =
-                                ks.iter().map(|k| ir::names::display_name(k)).collect();
-                            data.notes.push(format!(
-                                "warning: {}: row {}: kernel `{}` is not in the PTX file; row ignored (kernels: {})",
-                                p.origin,
-                                row.row,
-                                row.kernel,
-                                listing.join(", ")
-                            ));
-                        }
-                        continue;
-                    }
-                    data.explicit.push(ir::ExplicitTrip {
-                        file: p.origin.clone(),
-                        row: row.row,
-                        loop_ref: match &row.loop_ref {
-                            profile::LoopRef::Label(l) => l.clone(),
-                            profile::LoopRef::Line(n) => format!("line:{n}"),
-                        },
-                        trips: row.trips,
-                    });
-                }
-            } else {
-                profiler_files.push(p.origin.clone());
-                match p.kernel(entry) {
-                    Ok(_) => {
-                        let launch = p
-                            .launch(entry, self.invocation())
-                            .map_err(|e| e.to_string())?;
-                        match launch.warp_insts_per_warp() {
-                            Some(w) if data.evidence.is_none() => {
-                                data.evidence = Some(ir::ProfileEvidence {
-                                    file: p.origin.clone(),
-                                    warp_insts_per_warp: w,
-                                })
-                            }
-                            Some(_) => {}
-                            None => data.notes.push(format!(
-                                "{}: no warp instruction / warps launched counts for `{entry}`; not used for trip counts",
-                                p.origin
-                            )),
-                        }
-                    }
-                    // A file profiling other kernels only is fine as long as some file has this one.
-                    Err(profile::ProfileError::NoKernel { .. }) => {}
-                    Err(e) => return Err(e.to_string()),
-                }
-                data.profiles.push(p);
-            }
-        }
-        if !profiler_files.is_empty() && data.profiles.iter().all(|p| p.kernel(entry).is_err()) {
-            return Err(format!(
-                "no profiler file has kernel `{}` ({})",
-                ir::names::display_name(entry),
-                profiler_files.join(", ")
-            ));
-        }
-        Ok(data)
+        let files = self
+            .trips
+            .iter()
+            .map(|path| profile::load(path))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| e.to_string())?;
+        walk::trip_data(files, entry, kernels, self.invocation()).map_err(|e| e.to_string())
     }
 }
 

@@ -29,6 +29,9 @@ pub struct CfgArgs {
     launch: LaunchArgs,
     #[command(flatten)]
     trips: TripsArgs,
+    /// Inlining budget: most instructions the kernel may have once its calls are inlined.
+    #[arg(long, value_name = "N", default_value_t = ir::DEFAULT_INLINE_BUDGET)]
+    max_inlined: usize,
 }
 
 fn fail(file: &str, e: impl std::fmt::Display) -> ExitCode {
@@ -54,7 +57,7 @@ pub fn run(args: &CfgArgs) -> ExitCode {
         Ok(n) => n.to_string(),
         Err(e) => return fail(&file, e),
     };
-    let kernel = match ir::lower_kernel(&module, &name) {
+    let kernel = match ir::lower_kernel_with_budget(&module, &name, args.max_inlined) {
         Ok(k) => k,
         Err(e) => return fail(&file, e),
     };

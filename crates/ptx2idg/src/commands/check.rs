@@ -3,7 +3,7 @@
 //! and static instruction count. Exit code 0 only if every file parsed.
 
 use crate::diag;
-use ptx::{for_each_instruction, Function, Module, Statement};
+use ptx::{Function, Module};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -43,20 +43,8 @@ struct ErrorReport {
 struct KernelReport {
     name: String,
     demangled: Option<String>,
-    params: Vec<String>,
-    registers: Vec<RegReport>,
-    instructions: usize,
-}
-
-#[derive(Serialize)]
-struct RegReport {
-    #[serde(rename = "type")]
-    ty: String,
-    name: String,
-    /// `%r<35>` declares 35 registers; a plain name declares one.
-    count: u32,
-    /// True for `%r<N>` range declarations.
-    range: bool,
+    #[serde(flatten)]
+    summary: ptx::KernelSummary,
 }
 
 fn demangle(name: &str) -> Option<String> {
@@ -64,36 +52,11 @@ fn demangle(name: &str) -> Option<String> {
     sym.demangle(&cpp_demangle::DemangleOptions::default()).ok()
 }
 
-fn collect_regs(stmts: &[Statement], out: &mut Vec<RegReport>) {
-    for s in stmts {
-        match s {
-            Statement::Reg(r) => out.push(RegReport {
-                ty: match r.vector {
-                    Some(v) => format!(".v{v} .{}", r.ty),
-                    None => format!(".{}", r.ty),
-                },
-                name: r.name.clone(),
-                count: r.range.unwrap_or(1),
-                range: r.range.is_some(),
-            }),
-            Statement::Block(inner, _) => collect_regs(inner, out),
-            _ => {}
-        }
-    }
-}
-
 fn kernel_report(f: &Function) -> KernelReport {
-    let body = f.body.as_deref().unwrap_or(&[]);
-    let mut registers = Vec::new();
-    collect_regs(body, &mut registers);
-    let mut instructions = 0;
-    for_each_instruction(body, &mut |_| instructions += 1);
     KernelReport {
         name: f.name.clone(),
         demangled: demangle(&f.name),
-        params: f.params.iter().map(|p| p.to_string()).collect(),
-        registers,
-        instructions,
+        summary: ptx::kernel_summary(f),
     }
 }
 
@@ -130,11 +93,12 @@ fn text(r: &FileReport) -> String {
     for k in &r.kernels {
         let _ = writeln!(s, "  kernel {}", k.name);
         let _ = writeln!(s, "    demangled:    {}", opt(&k.demangled));
-        let _ = writeln!(s, "    parameters:   {}", k.params.len());
-        for p in &k.params {
+        let _ = writeln!(s, "    parameters:   {}", k.summary.params.len());
+        for p in &k.summary.params {
             let _ = writeln!(s, "      {p}");
         }
         let regs: Vec<String> = k
+            .summary
             .registers
             .iter()
             .map(|r| {
@@ -146,7 +110,7 @@ fn text(r: &FileReport) -> String {
             })
             .collect();
         let _ = writeln!(s, "    registers:    {}", regs.join(", "));
-        let _ = writeln!(s, "    instructions: {}", k.instructions);
+        let _ = writeln!(s, "    instructions: {}", k.summary.instructions);
     }
     s
 }

@@ -1,4 +1,4 @@
-//! `ptx2idg eval SUITE_DIR [--gpu NAME] [--format markdown|csv|points] [--svg-dir DIR] [--kernel ID]...
+//! `ptx2idg eval SUITE_DIR... [--gpu NAME] [--format markdown|csv|points] [--svg-dir DIR] [--kernel ID]...
 //! [--ablation] [--write-docs FILE]`: the Rodinia evaluation of crate `eval` (Tables 10-12 of
 //! pipeline-model-analysis) on a suite directory (docs/rodinia-suite.md).
 //!
@@ -9,11 +9,12 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use ::eval::predict::{describe, GpuBackend, IdgPredictor, Variant};
+use ::eval::predict::{ablations, GpuBackend, IdgPredictor, Variant};
 use ::eval::report::{self, AblationRow};
 use ::eval::Evaluation;
 
 use super::gpu_args::GpuArgs;
+use super::model_args::ModelArgs;
 use crate::diag;
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -26,25 +27,12 @@ pub enum Format {
     Points,
 }
 
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SchedulerArg {
-    Lrr,
-    Gto,
-    Oldest,
-}
-
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum IssueArg {
-    InOrder,
-    /// Dataflow within compiled basic blocks (the order ptxas would schedule).
-    Scheduled,
-    Dataflow,
-}
-
 #[derive(clap::Args)]
 pub struct EvalArgs {
-    /// Suite directory holding suite.toml (e.g. ptx_samples/rodinia).
-    suite: PathBuf,
+    /// Suite directories holding suite.toml. The first is the tuning suite (the one the model's
+    /// mechanisms were chosen on, ptx_samples/rodinia); the others are reported as held out.
+    #[arg(required = true, num_args = 1..)]
+    suites: Vec<PathBuf>,
     #[command(flatten)]
     gpu: GpuArgs,
     #[arg(long, value_enum, default_value_t)]
@@ -62,57 +50,13 @@ pub struct EvalArgs {
     /// Write the results page (table, ablation, commentary) to FILE.
     #[arg(long, value_name = "FILE")]
     write_docs: Option<PathBuf>,
-    /// Base configuration: use mapper f only (no profiler counters for memory λ/Λ).
-    #[arg(long)]
-    no_mapper_g: bool,
-    /// Base configuration: the warp scheduler.
-    #[arg(long, value_enum, default_value_t = SchedulerArg::Gto)]
-    scheduler: SchedulerArg,
-    /// Base configuration: one scheduler for the whole SM instead of its sub-partitions.
-    #[arg(long)]
-    no_sub_partitions: bool,
-    /// Base configuration: issue order within a warp.
-    #[arg(long, value_enum, default_value_t = IssueArg::Scheduled)]
-    issue: IssueArg,
-    /// Base configuration: lookahead in instructions of scheduled and dataflow issue.
-    #[arg(long, default_value_t = ::eval::predict::SCHEDULED_WINDOW)]
-    window: u32,
-    /// Base configuration: ignore barriers.
-    #[arg(long)]
-    no_barriers: bool,
-    /// Base configuration: stores complete at issue + Λ instead of being posted.
-    #[arg(long)]
-    wait_stores: bool,
-    /// Base configuration: ignore the profile's block dispatch latency and interval.
-    #[arg(long)]
-    no_dispatch: bool,
+    /// Base configuration: the validated one (`sim::ModelConfig::validated`) with these changes.
+    #[command(flatten)]
+    pub(crate) model: ModelArgs,
     /// Simulate 8 + 8 waves of groups and extrapolate the rest (faster, within 3 % of the
     /// exact simulation every group gets by default).
     #[arg(long)]
     extrapolate: bool,
-}
-
-impl EvalArgs {
-    fn variant(&self) -> Variant {
-        Variant {
-            mapper_g: !self.no_mapper_g,
-            scheduler: match self.scheduler {
-                SchedulerArg::Lrr => sim::Scheduler::LooseRoundRobin,
-                SchedulerArg::Gto => sim::Scheduler::GreedyThenOldest,
-                SchedulerArg::Oldest => sim::Scheduler::OldestFirst,
-            },
-            sub_partitions: !self.no_sub_partitions,
-            order: match self.issue {
-                IssueArg::InOrder => sim::IssueOrder::InOrder,
-                IssueArg::Scheduled => sim::IssueOrder::Scheduled,
-                IssueArg::Dataflow => sim::IssueOrder::Dataflow,
-            },
-            window: self.window,
-            barriers: !self.no_barriers,
-            posted_stores: !self.wait_stores,
-            dispatch: !self.no_dispatch,
-        }
-    }
 }
 
 fn fail(e: impl std::fmt::Display) -> ExitCode {
@@ -120,89 +64,157 @@ fn fail(e: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(1)
 }
 
+/// One suite's results: the base evaluation and the ablation (`(name, description,
+/// evaluation)`, the base first) when asked for.
+struct SuiteRun {
+    name: String,
+    suite: ::eval::Suite,
+    main: Evaluation,
+    ablation: Vec<(String, String, Evaluation)>,
+}
+
+/// Loads every suite; `--kernel` ids select from whichever suite holds them.
+fn load_suites(args: &EvalArgs) -> Result<Vec<(String, ::eval::Suite)>, ExitCode> {
+    let mut out = Vec::new();
+    for dir in &args.suites {
+        let name = dir.display().to_string();
+        let only: Vec<String> = if args.suites.len() == 1 {
+            args.kernels.clone()
+        } else {
+            Vec::new()
+        };
+        let mut suite = match ::eval::load(dir, &only) {
+            Ok(s) => s,
+            Err(e @ ::eval::EvalError::UnknownKernel { .. }) => {
+                diag::usage(&e.to_string());
+                return Err(ExitCode::from(2));
+            }
+            Err(e) => {
+                diag::file_error(&name, &e.to_string());
+                return Err(ExitCode::from(1));
+            }
+        };
+        if args.suites.len() > 1 && !args.kernels.is_empty() {
+            suite.kernels.retain(|k| args.kernels.contains(&k.spec.id));
+        }
+        out.push((name, suite));
+    }
+    if args.suites.len() > 1 {
+        for id in &args.kernels {
+            if !out
+                .iter()
+                .any(|(_, s)| s.kernels.iter().any(|k| &k.spec.id == id))
+            {
+                diag::usage(&format!("no suite has a kernel `{id}`"));
+                return Err(ExitCode::from(2));
+            }
+        }
+        if args.format != Format::Markdown {
+            diag::usage("CSV output (--format csv|points) takes one suite; markdown shows several");
+            return Err(ExitCode::from(2));
+        }
+    }
+    Ok(out)
+}
+
 pub fn run(args: &EvalArgs) -> ExitCode {
     let profile = match args.gpu.load() {
         Ok(p) => p,
         Err(code) => return code,
     };
-    let suite_name = args.suite.display().to_string();
-    let suite = match ::eval::load(&args.suite, &args.kernels) {
+    let suites = match load_suites(args) {
         Ok(s) => s,
-        Err(e @ ::eval::EvalError::UnknownKernel { .. }) => {
-            diag::usage(&e.to_string());
-            return ExitCode::from(2);
-        }
-        Err(e) => {
-            diag::file_error(&suite_name, &e.to_string());
-            return ExitCode::from(1);
-        }
+        Err(code) => return code,
     };
-    let base = args.variant();
+    let base = args.model.config(&profile);
     let gpu_name = profile.name.clone();
-    let run_variant = |v: &Variant, analytical: bool| -> Result<Evaluation, ::eval::EvalError> {
+    let run_variant = |suite: &::eval::Suite,
+                       v: &Variant,
+                       analytical: bool|
+     -> Result<Evaluation, ::eval::EvalError> {
         let p = IdgPredictor {
             backend: GpuBackend {
                 profile: profile.clone(),
             },
-            variant: v.clone(),
+            variant: *v,
             analytical,
             exact: !args.extrapolate,
         };
-        ::eval::evaluate(&suite, &p)
+        ::eval::evaluate(suite, &p)
     };
-    let main = match run_variant(&base, true) {
-        Ok(ev) => ev,
-        Err(e) => return fail(e),
-    };
-    for line in report::failures(&main) {
-        diag::usage(&format!("no prediction: {line}"));
-    }
-    for k in &main.kernels {
-        for n in &k.notes {
-            diag::usage(&format!("note: {}: {n}", k.id));
-        }
-    }
-
     let need_ablation = args.ablation || args.write_docs.is_some();
-    let mut ablation: Vec<(String, String, Evaluation)> = Vec::new();
-    if need_ablation {
-        for (name, what, v) in Variant::ablations(&base) {
-            let ev = if v == base {
-                main.clone()
-            } else {
-                match run_variant(&v, false) {
-                    Ok(ev) => ev,
-                    Err(e) => return fail(e),
-                }
-            };
-            ablation.push((name, what, ev));
+    let mut runs = Vec::new();
+    for (name, suite) in suites {
+        let main = match run_variant(&suite, &base, true) {
+            Ok(ev) => ev,
+            Err(e) => return fail(e),
+        };
+        for line in report::failures(&main) {
+            diag::usage(&format!("no prediction: {line}"));
         }
+        for k in &main.kernels {
+            for n in &k.notes {
+                diag::usage(&format!("note: {}: {n}", k.id));
+            }
+        }
+        let mut ablation: Vec<(String, String, Evaluation)> = Vec::new();
+        if need_ablation {
+            for (vname, what, v) in ablations(&base) {
+                let ev = if v == base {
+                    main.clone()
+                } else {
+                    match run_variant(&suite, &v, false) {
+                        Ok(ev) => ev,
+                        Err(e) => return fail(e),
+                    }
+                };
+                ablation.push((vname, what, ev));
+            }
+        }
+        runs.push(SuiteRun {
+            name,
+            suite,
+            main,
+            ablation,
+        });
     }
-    let rows: Vec<AblationRow<'_>> = ablation
+    let rows: Vec<Vec<AblationRow<'_>>> = runs
         .iter()
-        .map(|(n, d, e)| AblationRow {
-            variant: n,
-            description: d,
-            evaluation: e,
+        .map(|r| {
+            r.ablation
+                .iter()
+                .map(|(n, d, e)| AblationRow {
+                    variant: n,
+                    description: d,
+                    evaluation: e,
+                })
+                .collect()
         })
         .collect();
-
-    if args.ablation {
-        match args.format {
-            Format::Markdown => print!("{}", report::ablation_markdown(&rows)),
-            Format::Csv | Format::Points => print!("{}", report::ablation_csv(&rows)),
+    let titled = runs.len() > 1;
+    for (r, rows) in runs.iter().zip(&rows) {
+        if titled {
+            println!("## {}\n", r.name);
         }
-    } else {
-        match args.format {
-            Format::Markdown => print!("{}", report::markdown(&main)),
-            Format::Csv => print!("{}", report::csv(&main)),
-            Format::Points => print!("{}", report::points_csv(&main)),
+        if args.ablation {
+            match args.format {
+                Format::Markdown => print!("{}", report::ablation_markdown(rows)),
+                Format::Csv | Format::Points => print!("{}", report::ablation_csv(rows)),
+            }
+        } else {
+            match args.format {
+                Format::Markdown => print!("{}", report::markdown(&r.main)),
+                Format::Csv => print!("{}", report::csv(&r.main)),
+                Format::Points => print!("{}", report::points_csv(&r.main)),
+            }
         }
-    }
-
-    if let Some(dir) = &args.svg_dir {
-        if let Err(e) = write_svgs(dir, &main) {
-            return fail(e);
+        if titled {
+            println!();
+        }
+        if let Some(dir) = &args.svg_dir {
+            if let Err(e) = write_svgs(dir, &r.main) {
+                return fail(e);
+            }
         }
     }
     if let Some(file) = &args.write_docs {
@@ -211,8 +223,10 @@ pub fn run(args: &EvalArgs) -> ExitCode {
             .as_ref()
             .map(|d| format!(" --svg-dir {}", d.display()))
             .unwrap_or_default();
+        let names: Vec<&str> = runs.iter().map(|r| r.name.as_str()).collect();
         let command = format!(
-            "ptx2idg eval {suite_name} --gpu {gpu_name}{svg} --write-docs {}",
+            "ptx2idg eval {} --gpu {gpu_name}{svg} --write-docs {}",
+            names.join(" "),
             file.display()
         );
         // Link the charts when they are written below the page's directory.
@@ -220,13 +234,27 @@ pub fn run(args: &EvalArgs) -> ExitCode {
             let base = file.parent().unwrap_or(std::path::Path::new(""));
             d.strip_prefix(base).ok().map(|r| r.display().to_string())
         });
+        let sections: Vec<::eval::docs::SuiteSection<'_>> = runs
+            .iter()
+            .zip(&rows)
+            .enumerate()
+            .map(|(i, (r, rows))| ::eval::docs::SuiteSection {
+                name: &r.name,
+                role: if i == 0 {
+                    ::eval::docs::Role::Tuning
+                } else {
+                    ::eval::docs::Role::HeldOut
+                },
+                suite: &r.suite,
+                evaluation: &r.main,
+                ablation: rows,
+            })
+            .collect();
         let page = ::eval::docs::results_page(&::eval::docs::PageInput {
             command: &command,
             gpu_profile: &gpu_name,
-            base_variant: &describe(&base),
-            suite: &suite,
-            evaluation: &main,
-            ablation: &rows,
+            base_variant: &base.describe(),
+            sections: &sections,
             svg_dir: svg_rel.as_deref(),
         });
         if let Err(e) = std::fs::write(file, page) {

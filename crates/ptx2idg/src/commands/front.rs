@@ -95,8 +95,7 @@ pub fn run(
 }
 
 /// The assumption for branches on unknown data: the user's `--unknown-branch`, else profile
-/// evidence (a kernel whose profile shows no divergent branch runs one side; one that shows
-/// divergence runs both), else not taken.
+/// evidence (`TripData::unknown_branch`), else not taken.
 fn unknown_branch_policy(
     args: &WalkArgs,
     data: &TripData,
@@ -106,19 +105,8 @@ fn unknown_branch_policy(
     if let Some(u) = args.unknown_branch {
         return (u.into(), "--unknown-branch".into());
     }
-    for p in &data.profiles {
-        let Ok(launch) = p.launch(entry, trips.invocation()) else {
-            continue;
-        };
-        if let Some(m) = launch.quantity(profile::Quantity::DivergentBranches) {
-            let policy = walk::UnknownBranch::from_divergent_branches(Some(m.value));
-            return (
-                policy,
-                format!("{} divergent branches in {}", m.value, p.origin),
-            );
-        }
-    }
-    (walk::UnknownBranch::NotTaken, "default".into())
+    data.unknown_branch(entry, trips.invocation())
+        .unwrap_or((walk::UnknownBranch::NotTaken, "default".into()))
 }
 
 fn fail(file: &str, e: impl std::fmt::Display) -> ExitCode {

@@ -38,8 +38,8 @@ impl From<UnknownBranch> for walk::UnknownBranch {
 /// How warps are walked; shared by every command that builds IDGs from PTX.
 #[derive(clap::Args, Debug, Clone)]
 pub struct WalkArgs {
-    /// Work groups to walk: `first`, `all`, or a count N (the first N groups).
-    #[arg(long, value_name = "first|all|N", default_value = "first", value_parser = parse_groups)]
+    /// Work groups to walk: `middle` (the middle group of the grid, which stands for all), `first`, `all`, or a count N (the first N groups).
+    #[arg(long, value_name = "middle|first|all|N", default_value = "middle", value_parser = parse_groups)]
     pub groups: walk::Groups,
     /// Assumption for branches on data the launch does not decide (default: from profile
     /// evidence of divergent branches if a `--trips` profile has it, else not-taken).
@@ -48,6 +48,10 @@ pub struct WalkArgs {
     /// Drop the control dependences (instructions after a branch depending on it).
     #[arg(long)]
     pub no_control_deps: bool,
+    /// Inlining budget: most instructions a kernel may have once its `.func` calls are
+    /// inlined (a deep or doubling call tree is refused past it).
+    #[arg(long, value_name = "N", default_value_t = ir::DEFAULT_INLINE_BUDGET)]
+    pub max_inlined: usize,
 }
 
 impl WalkArgs {
@@ -56,12 +60,14 @@ impl WalkArgs {
             unknown_branch: self.unknown_branch.map(Into::into).unwrap_or_default(),
             control_deps: !self.no_control_deps,
             groups: self.groups,
+            max_inlined: self.max_inlined,
         }
     }
 }
 
 fn parse_groups(s: &str) -> Result<walk::Groups, String> {
     match s {
+        "middle" => Ok(walk::Groups::Middle),
         "first" => Ok(walk::Groups::First),
         "all" => Ok(walk::Groups::All),
         n => n

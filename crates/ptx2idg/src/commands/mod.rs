@@ -10,5 +10,6 @@ pub mod gpus;
 pub mod idg;
 pub mod map;
 pub mod metrics;
+pub mod model_args;
 pub mod models;
 pub mod simulate;

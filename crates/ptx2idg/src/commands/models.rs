@@ -16,6 +16,7 @@ use super::args::{LaunchArgs, TripsArgs};
 use super::front;
 use super::gpu_args::GpuArgs;
 use super::idg::WalkArgs;
+use super::model_args::ModelArgs;
 use crate::diag;
 
 #[derive(clap::Args)]
@@ -27,9 +28,10 @@ pub struct ModelsArgs {
     kernel: Option<String>,
     #[command(flatten)]
     gpu: GpuArgs,
-    /// Do not use profiler metrics for mapper g even when `--trips` gives a profiler file.
-    #[arg(long)]
-    no_metrics: bool,
+    /// The model of the `pipeline` column: the validated configuration unless a flag changes
+    /// it (mapper g also times the analytical models' nodes).
+    #[command(flatten)]
+    pub(crate) model: ModelArgs,
     #[command(flatten)]
     launch: LaunchArgs,
     #[command(flatten)]
@@ -97,28 +99,30 @@ pub fn run(args: &ModelsArgs) -> ExitCode {
 
 fn run_inner(args: &ModelsArgs) -> Result<(), ExitCode> {
     let profile = args.gpu.load()?;
-    let (file, idgs) = load_idgs(args)?;
-    let metrics = if args.no_metrics {
+    let config = args.model.config(&profile);
+    let (file, mut idgs) = load_idgs(args)?;
+    config.prepare_idgs(&mut idgs);
+    let metrics = if !config.mapper_g {
         None
     } else {
         let data = args.trips.load(&idgs.kernel).map_err(|e| fail(&file, e))?;
-        data.profiles
-            .iter()
-            .find_map(|p| p.launch(&idgs.kernel, args.trips.invocation()).ok())
+        data.launch(&idgs.kernel, args.trips.invocation())
             .map(gpu::GMetrics::from_launch)
     };
     let (timings, warnings) = gpu::map_kernel(&idgs, &profile, metrics.as_ref());
     for w in &warnings {
         diag::file_error(&file, &format!("warning: {w}"));
     }
-    let build = if args.no_pipeline {
-        models::analytical_table
+    let table = if args.no_pipeline {
+        models::analytical_table(&idgs, &timings, &profile, args.occupancy.clone())
     } else {
-        models::models_table
-    };
-    let table =
-        build(&idgs, &timings, &profile, args.occupancy.clone()).map_err(|e| fail(&file, e))?;
+        models::models_table(&idgs, &timings, &profile, &config, args.occupancy.clone())
+    }
+    .map_err(|e| fail(&file, e))?;
     if args.trips.explain {
+        if !args.no_pipeline {
+            eprintln!("model: {}", config.describe());
+        }
         eprint!("{}", table.explain());
     }
     if let Some(path) = &args.plot {

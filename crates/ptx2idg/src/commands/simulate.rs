@@ -16,6 +16,7 @@ use super::args::{LaunchArgs, TripsArgs};
 use super::front;
 use super::gpu_args::GpuArgs;
 use super::idg::WalkArgs;
+use super::model_args::ModelArgs;
 use crate::diag;
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,16 +24,6 @@ pub enum Format {
     Text,
     Json,
     Csv,
-}
-
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SchedulerArg {
-    /// Loose round-robin.
-    Lrr,
-    /// Greedy-then-oldest.
-    Gto,
-    /// Oldest first.
-    Oldest,
 }
 
 #[derive(clap::Args)]
@@ -44,9 +35,6 @@ pub struct SimulateArgs {
     kernel: Option<String>,
     #[command(flatten)]
     gpu: GpuArgs,
-    /// Do not use profiler metrics for mapper g even when `--trips` gives a profiler file.
-    #[arg(long)]
-    no_metrics: bool,
     #[command(flatten)]
     launch: LaunchArgs,
     #[command(flatten)]
@@ -66,26 +54,9 @@ pub struct SimulateArgs {
     /// Sweep resident blocks per SM: A..=B, or N for one run with N blocks.
     #[arg(long, value_name = "A..=B", value_parser = parse_range)]
     blocks_per_sm: Option<RangeInclusive<u32>>,
-    /// Warp scheduler (default: the profile's).
-    #[arg(long, value_enum)]
-    scheduler: Option<SchedulerArg>,
-    /// Issue each warp's instructions in program order (NVIDIA hardware) instead of dataflow.
-    #[arg(long)]
-    in_order: bool,
-    /// Issue in the order ptxas would schedule: dataflow within compiled basic blocks
-    /// (lookahead `--window`), never past a branch, barrier or an instruction with a slow path.
-    #[arg(long, conflicts_with = "in_order")]
-    scheduled: bool,
-    /// Split the core into its scheduler partitions, each with IL/P and its own pipelines.
-    #[arg(long)]
-    sub_partitions: bool,
-    /// Dataflow lookahead window per warp (not-yet-issued instructions).
-    #[arg(long, value_name = "N", default_value_t = 64)]
-    window: u32,
-    /// A warp waits for its stores to reach memory (issue + Λ) before it exits, instead of
-    /// leaving them posted once the pipeline accepted them (issue + λ).
-    #[arg(long)]
-    wait_stores: bool,
+    /// The model: the validated configuration unless a flag changes it.
+    #[command(flatten)]
+    pub(crate) model: ModelArgs,
     /// Simulate every repeat of a steady state instead of fast-forwarding over it (same
     /// results, slower; for measuring the engine).
     #[arg(long)]
@@ -158,9 +129,7 @@ fn load_idgs(args: &SimulateArgs) -> Result<(String, idg::KernelIdgs, u64), Exit
 fn metrics(trips: &TripsArgs, entry: &str) -> Result<Option<gpu::GMetrics>, String> {
     let data = trips.load(entry)?;
     Ok(data
-        .profiles
-        .iter()
-        .find_map(|p| p.launch(entry, trips.invocation()).ok())
+        .launch(entry, trips.invocation())
         .map(gpu::GMetrics::from_launch))
 }
 
@@ -173,8 +142,13 @@ pub fn run(args: &SimulateArgs) -> ExitCode {
 
 fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
     let profile = args.gpu.load()?;
-    let (file, idgs, static_shared) = load_idgs(args)?;
-    let metrics = if args.no_metrics {
+    let config = args.model.config(&profile);
+    let (file, mut idgs, static_shared) = load_idgs(args)?;
+    config.prepare_idgs(&mut idgs);
+    if args.trips.explain {
+        eprintln!("model: {}", config.describe());
+    }
+    let metrics = if !config.mapper_g {
         None
     } else {
         metrics(&args.trips, &idgs.kernel).map_err(|e| fail(&file, e))?
@@ -183,28 +157,12 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
     for w in &warnings {
         diag::file_error(&file, &format!("warning: {w}"));
     }
-    let hw = sim::hardware_from_profile(&profile);
+    let hw = config.hardware(&profile);
     let costs = sim::costs_from_timing(&timings);
     let opts = sim::SimOptions {
-        scheduler: match args.scheduler {
-            None => sim::scheduler_from_profile(&profile),
-            Some(SchedulerArg::Lrr) => sim::Scheduler::LooseRoundRobin,
-            Some(SchedulerArg::Gto) => sim::Scheduler::GreedyThenOldest,
-            Some(SchedulerArg::Oldest) => sim::Scheduler::OldestFirst,
-        },
-        order: if args.in_order {
-            sim::IssueOrder::InOrder
-        } else if args.scheduled {
-            sim::IssueOrder::Scheduled
-        } else {
-            sim::IssueOrder::Dataflow
-        },
-        sub_partitions: args.sub_partitions,
-        window: args.window,
-        ring: (args.window.max(1) * 4).next_power_of_two(),
         record: args.profile.is_some() || args.profile_svg.is_some(),
-        posted_stores: !args.wait_stores,
         fast_forward: !args.no_fast_forward,
+        ..config.sim_options()
     };
     let launch = sim::Launch {
         regs_per_thread: args.regs,
@@ -239,7 +197,10 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
             return Err(ExitCode::from(2));
         }
         match args.format.unwrap_or(Format::Text) {
-            Format::Text => print!("{}", result.to_text()),
+            Format::Text => {
+                println!("model: {}", config.describe());
+                print!("{}", result.to_text());
+            }
             Format::Json => println!("{}", result.to_json()),
             Format::Csv => print!(
                 "{}",
@@ -260,38 +221,17 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
         diag::usage("--profile and --profile-svg record one run; drop the sweep range");
         return Err(ExitCode::from(2));
     }
-    // A sweep reaches the occupancy the kernel's registers and shared memory allow, no
-    // further: points beyond cannot be launched.
-    let occ = launch.occupancy(&idgs, &profile);
-    let (axis, cut) = axis.capped(occ.blocks_per_sm, idgs.warps_per_group);
-    if let Some(cap) = cut {
+    let plan = sim::LaunchSweep::new(&idgs, &profile, &launch, axis).map_err(|e| fail(&file, e))?;
+    if let Some(cut) = &plan.cut {
         diag::file_error(
             &file,
             &format!(
-                "warning: the sweep stops at {cap} ({} blocks per SM of {} threads with \
-                 {} registers per thread and {} shared bytes per block, limited by {:?}; \
-                 --regs and --shared change the limit)",
-                occ.blocks_per_sm,
-                idgs.block.iter().product::<u32>(),
-                launch.regs_per_thread,
-                launch.shared_bytes_per_block,
-                occ.limiting_resource
+                "warning: {}; --regs and --shared change the limit",
+                cut.message()
             ),
         );
     }
-    let base = sim::exec_for_occupancy(
-        &idgs,
-        &profile,
-        &sim::Launch {
-            blocks_per_sm: Some(1),
-            ..launch
-        },
-    )
-    .map_err(|e| fail(&file, e))?;
-    let points = axis
-        .group_counts(base.warps_per_group)
-        .map_err(|e| fail(&file, e))?
-        .len();
+    let points = plan.points().map_err(|e| fail(&file, e))?;
     let bar = std::io::stderr().is_terminal().then(|| {
         let b = indicatif::ProgressBar::new(points as u64);
         b.set_message("simulating");
@@ -302,7 +242,7 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
             b.inc(1);
         }
     };
-    let sweep = sim::sweep(&idgs, &costs, &hw, &base, &opts, &axis, &tick);
+    let sweep = plan.run(&idgs, &costs, &hw, &opts, &tick);
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
@@ -318,6 +258,7 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
             serde_json::to_string_pretty(&sweep).unwrap_or_default()
         ),
         Format::Text => {
+            println!("model: {}", config.describe());
             for p in &sweep {
                 println!(
                     "== {} warps ({} blocks per SM)",

@@ -1,0 +1,44 @@
+"""Measures every configuration of kernels.py on the GPU (triton.testing.do_bench, median of
+repeated launches with the L2 flushed before each) and writes measured.csv row by row, so an
+interrupted run keeps what it measured. Run on the H100: python3 measure.py OUT_DIR."""
+
+import csv
+import os
+import sys
+
+import torch
+import triton
+
+import kernels
+from kernels import key
+
+DTYPES = {"fp16": torch.float16, "fp32": torch.float32}
+
+
+def tensor(shape, dt):
+    return torch.randn(shape, device="cuda", dtype=DTYPES[dt])
+
+
+def main(out_dir):
+    torch.manual_seed(0)
+    path = os.path.join(out_dir, "measured.csv")
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["kernel", "config", "measured_us", "regs", "shared", "error"])
+        for name, fn, configs, args, grid in kernels.cases(tensor):
+            for c in configs:
+                meta = dict(c.kwargs, num_warps=c.num_warps, num_stages=c.num_stages)
+                try:
+                    k = fn[grid](*args, **meta)
+                    ms = triton.testing.do_bench(lambda: fn[grid](*args, **meta), warmup=5,
+                                                 rep=25, return_mode="median")
+                    w.writerow([name, key(c), f"{1000 * ms:.3f}", k.n_regs, k.metadata.shared, ""])
+                except Exception as e:  # noqa: BLE001 - recorded, the sweep goes on
+                    w.writerow([name, key(c), "", "", "", f"{type(e).__name__}: {e}"[:200]])
+                f.flush()
+                print(name, key(c), flush=True)
+    print(torch.cuda.get_device_name(), triton.__version__, torch.__version__)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

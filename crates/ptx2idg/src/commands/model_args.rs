@@ -1,0 +1,97 @@
+//! The model configuration flags shared by `simulate`, `models` and `eval`. Without flags they
+//! give `sim::ModelConfig::validated` for the chosen GPU, the configuration docs/results.md
+//! measures; each flag switches one mechanism off or to another setting.
+
+use gpu::GpuProfile;
+use sim::{IssueOrder, ModelConfig, Scheduler};
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SchedulerArg {
+    /// Loose round-robin.
+    Lrr,
+    /// Greedy-then-oldest.
+    Gto,
+    /// Oldest first.
+    Oldest,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IssueArg {
+    /// Program order; a stalled instruction blocks its warp.
+    InOrder,
+    /// The order ptxas would schedule: dataflow within compiled basic blocks.
+    Scheduled,
+    /// Any ready instruction within the lookahead window (the paper's model).
+    Dataflow,
+}
+
+#[derive(clap::Args, Debug, Default, Clone)]
+pub struct ModelArgs {
+    /// Mapper f only: no profiler counters for memory λ/Λ even when a profile is given.
+    #[arg(long, alias = "no-metrics")]
+    pub no_mapper_g: bool,
+    /// Warp scheduler (default: the GPU profile's).
+    #[arg(long, value_enum)]
+    pub scheduler: Option<SchedulerArg>,
+    /// Issue order within a warp (default: scheduled).
+    #[arg(long, value_enum)]
+    pub issue: Option<IssueArg>,
+    /// Same as `--issue in-order`.
+    #[arg(long, conflicts_with_all = ["issue", "scheduled"])]
+    pub in_order: bool,
+    /// Same as `--issue scheduled` (the default).
+    #[arg(long, conflicts_with = "issue")]
+    pub scheduled: bool,
+    /// Lookahead in instructions of scheduled and dataflow issue (default: 4).
+    #[arg(long, value_name = "N")]
+    pub window: Option<u32>,
+    /// One scheduler for the whole core instead of the profile's scheduler partitions.
+    #[arg(long)]
+    pub no_sub_partitions: bool,
+    /// Use the scheduler partitions (the default; kept for older command lines).
+    #[arg(long, conflicts_with = "no_sub_partitions")]
+    pub sub_partitions: bool,
+    /// Ignore barriers.
+    #[arg(long)]
+    pub no_barriers: bool,
+    /// Stores complete when they reach memory (issue + Λ) instead of being posted.
+    #[arg(long)]
+    pub wait_stores: bool,
+    /// Ignore the profile's block dispatch latency and interval.
+    #[arg(long)]
+    pub no_dispatch: bool,
+}
+
+impl ModelArgs {
+    /// The validated configuration for `profile` with the flags' changes.
+    pub fn config(&self, profile: &GpuProfile) -> ModelConfig {
+        let base = ModelConfig::validated(profile);
+        let issue = if self.in_order {
+            Some(IssueArg::InOrder)
+        } else if self.scheduled {
+            Some(IssueArg::Scheduled)
+        } else {
+            self.issue
+        };
+        ModelConfig {
+            mapper_g: !self.no_mapper_g,
+            scheduler: match self.scheduler {
+                None => base.scheduler,
+                Some(SchedulerArg::Lrr) => Scheduler::LooseRoundRobin,
+                Some(SchedulerArg::Gto) => Scheduler::GreedyThenOldest,
+                Some(SchedulerArg::Oldest) => Scheduler::OldestFirst,
+            },
+            sub_partitions: !self.no_sub_partitions,
+            order: match issue {
+                None => base.order,
+                Some(IssueArg::InOrder) => IssueOrder::InOrder,
+                Some(IssueArg::Scheduled) => IssueOrder::Scheduled,
+                Some(IssueArg::Dataflow) => IssueOrder::Dataflow,
+            },
+            window: self.window.unwrap_or(base.window),
+            barriers: !self.no_barriers,
+            posted_stores: !self.wait_stores,
+            dispatch: !self.no_dispatch,
+        }
+    }
+}

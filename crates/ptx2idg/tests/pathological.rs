@@ -1,0 +1,167 @@
+//! Valid but extreme inputs from issue 17, generated here, each answered by the CLI with a
+//! result or an error naming its cause (never a crash or an unbounded run).
+
+mod common;
+
+use common::{ptx2idg, text};
+use std::path::PathBuf;
+use std::process::Output;
+
+const HEAD: &str = ".version 7.0\n.target sm_80\n.address_size 64\n";
+
+/// A kernel with one loop counting `%r1` from `lo` while `< hi` in type `ty`.
+fn counted_loop(ty: &str, lo: &str, hi: &str) -> String {
+    format!(
+        "{HEAD}.visible .entry k()\n{{\n .reg .pred %p<2>;\n .reg .{ty} %r<3>;\n .reg .b32 %q<2>;\n \
+         mov.{ty} %r1, {lo};\nL1:\n add.s32 %q1, %q1, 1;\n add.{ty} %r1, %r1, 1;\n \
+         setp.lt.{ty} %p1, %r1, {hi};\n @%p1 bra L1;\n ret;\n}}\n"
+    )
+}
+
+/// `f0 -> f1 -> ... -> f{n-1}`; the kernel calls `f0`.
+fn call_chain(n: usize) -> String {
+    let mut s = HEAD.to_string();
+    for i in (0..n).rev() {
+        s += &format!(".func f{i}()\n{{\n .reg .b32 %r<2>;\n add.s32 %r1, %r1, 1;\n");
+        if i + 1 < n {
+            s += &format!(" call f{}, ();\n", i + 1);
+        }
+        s += " ret;\n}\n";
+    }
+    s + ".visible .entry k()\n{\n call f0, ();\n ret;\n}\n"
+}
+
+fn write(name: &str, text: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pathological");
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write input");
+    p
+}
+
+fn refused(out: &Output, cause: &str) {
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "a clean error exit: {err}");
+    assert!(err.contains(cause), "the error names `{cause}`: {err}");
+}
+
+#[test]
+fn ten_thousand_nested_calls_are_refused_by_depth() {
+    let p = write("chain.ptx", &call_chain(10_000));
+    refused(
+        &ptx2idg([
+            "cfg".as_ref(),
+            p.as_os_str(),
+            "--kernel".as_ref(),
+            "k".as_ref(),
+        ]),
+        "nests calls more than 64 deep",
+    );
+    refused(
+        &ptx2idg([
+            p.as_os_str(),
+            "--grid".as_ref(),
+            "1".as_ref(),
+            "--block".as_ref(),
+            "32".as_ref(),
+        ]),
+        "nests calls more than 64 deep",
+    );
+}
+
+#[test]
+fn s64_extreme_bounds_are_refused_with_the_loop_line() {
+    let p = write(
+        "s64.ptx",
+        &counted_loop("s64", "-9223372036854775808", "9223372036854775807"),
+    );
+    let out = ptx2idg([
+        "cfg".as_ref(),
+        p.as_os_str(),
+        "--kernel".as_ref(),
+        "k".as_ref(),
+    ]);
+    refused(&out, "PTX line 11");
+    refused(&out, "more than any launch can execute");
+    let out = ptx2idg([
+        "models".as_ref(),
+        p.as_os_str(),
+        "--gpu".as_ref(),
+        "h100".as_ref(),
+        "--occupancy".as_ref(),
+        "1..=2".as_ref(),
+    ]);
+    refused(&out, "more than any launch can execute");
+}
+
+#[test]
+fn int_extreme_bounds_stop_the_models_at_their_budget() {
+    let p = write("s32.ptx", &counted_loop("s32", "-2147483648", "2147483647"));
+    let out = ptx2idg([
+        "models".as_ref(),
+        p.as_os_str(),
+        "--gpu".as_ref(),
+        "h100".as_ref(),
+        "--occupancy".as_ref(),
+        "1..=2".as_ref(),
+    ]);
+    refused(&out, "past the analytical models' budget");
+}
+
+#[test]
+fn a_trillion_trips_from_a_table_are_refused_past_the_limit_or_simulated() {
+    let p = write("small.ptx", &counted_loop("s32", "0", "10"));
+    let huge = write("huge.csv", "kernel,loop,trips\nk,L1,2000000000000\n");
+    let out = ptx2idg([
+        "simulate".as_ref(),
+        p.as_os_str(),
+        "--gpu".as_ref(),
+        "h100".as_ref(),
+        "--trips".as_ref(),
+        huge.as_os_str(),
+        "--occupancy".as_ref(),
+        "1..=1".as_ref(),
+    ]);
+    refused(&out, "L1 (PTX line 11");
+    let trillion = write("trillion.csv", "kernel,loop,trips\nk,L1,1000000000000\n");
+    let out = ptx2idg([
+        "simulate".as_ref(),
+        p.as_os_str(),
+        "--gpu".as_ref(),
+        "h100".as_ref(),
+        "--trips".as_ref(),
+        trillion.as_os_str(),
+        "--occupancy".as_ref(),
+        "1..=1".as_ref(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
+#[test]
+fn the_inlining_budget_is_named_and_raised_by_its_flag() {
+    let mut s = HEAD.to_string();
+    for i in (0..8).rev() {
+        s += &format!(".func f{i}()\n{{\n .reg .b32 %r<2>;\n add.s32 %r1, %r1, 1;\n");
+        if i < 7 {
+            s += &format!(" call f{}, ();\n call f{}, ();\n", i + 1, i + 1);
+        }
+        s += " ret;\n}\n";
+    }
+    s += ".visible .entry k()\n{\n call f0, ();\n ret;\n}\n";
+    let p = write("tree.ptx", &s);
+    let cfg = |budget: &str| {
+        ptx2idg([
+            "cfg".as_ref(),
+            p.as_os_str(),
+            "--kernel".as_ref(),
+            "k".as_ref(),
+            "--max-inlined".as_ref(),
+            budget.as_ref(),
+        ])
+    };
+    refused(
+        &cfg("100"),
+        "inlining budget of 100 instructions; raise it with --max-inlined",
+    );
+    assert!(cfg("10000").status.success());
+}

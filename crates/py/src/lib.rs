@@ -1,0 +1,547 @@
+//! `ptx2idg._ptx2idg`: the native half of the Python package. Owns the conversion between
+//! Python arguments and the library crates' inputs, and the mapping of their errors onto
+//! Python exceptions; everything it computes comes from the same library calls the CLI makes,
+//! and tables come back as the CLI's CSV text so the Python side reads exactly the CLI's
+//! columns and numbers. The Python wrapper (`python/ptx2idg/__init__.py`) turns the text into
+//! dicts and DataFrames.
+//!
+//! Long calls run on a worker thread while the calling thread, without the GIL, waits in short
+//! slices and checks for signals between them, so Ctrl-C raises `KeyboardInterrupt` at once;
+//! the abandoned worker finishes in the background and its result is dropped.
+
+use std::ops::RangeInclusive;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyValueError};
+use pyo3::prelude::*;
+
+create_exception!(
+    _ptx2idg,
+    Ptx2idgError,
+    PyException,
+    "An input ptx2idg cannot use (a kernel, a launch, a profile, a GPU profile)."
+);
+create_exception!(
+    _ptx2idg,
+    PtxError,
+    Ptx2idgError,
+    "PTX that does not parse; the message starts with file:line:column."
+);
+
+/// An error of a library crate, rendered once for Python.
+enum Failure {
+    Parse {
+        file: String,
+        line: u32,
+        col: u32,
+        message: String,
+    },
+    Input(String),
+}
+
+impl From<Failure> for PyErr {
+    fn from(f: Failure) -> PyErr {
+        match f {
+            Failure::Parse {
+                file,
+                line,
+                col,
+                message,
+            } => PtxError::new_err(format!("{file}:{line}:{col}: {message}")),
+            Failure::Input(m) => Ptx2idgError::new_err(m),
+        }
+    }
+}
+
+fn input(file: &str, e: impl std::fmt::Display) -> Failure {
+    Failure::Input(format!("{file}: {e}"))
+}
+
+/// Runs `work` off the calling thread with the GIL released, answering Ctrl-C.
+fn interruptible<T, F>(py: Python<'_>, work: F) -> PyResult<T>
+where
+    T: Send + 'static,
+    F: FnOnce() -> Result<T, Failure> + Send + 'static,
+{
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        // The receiver is gone only after an interrupt; the result is then unwanted.
+        let _ = tx.send(work());
+    });
+    let mut rx = rx;
+    loop {
+        // The receiver travels into the GIL-free section and back (it is Send, not Sync).
+        let (got, back) = py.allow_threads(move || {
+            let got = rx.recv_timeout(Duration::from_millis(50));
+            (got, rx)
+        });
+        rx = back;
+        match got {
+            Ok(r) => return r.map_err(PyErr::from),
+            Err(mpsc::RecvTimeoutError::Timeout) => py.check_signals()?,
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(Ptx2idgError::new_err("the worker thread panicked"))
+            }
+        }
+    }
+}
+
+fn parse(file: &str, src: &str) -> Result<ptx::ast::Module, Failure> {
+    ptx::parse(src).map_err(|e| Failure::Parse {
+        file: file.to_string(),
+        line: e.span.line,
+        col: e.span.col,
+        message: e.message,
+    })
+}
+
+/// The kernels of a PTX source as JSON: `ptx2idg check --json`'s kernel objects
+/// (`ptx::KernelSummary` with the name and demangled name) plus the static shared bytes.
+#[pyfunction]
+fn kernels(file: &str, src: &str) -> PyResult<String> {
+    let module = parse(file, src)?;
+    let list: Vec<serde_json::Value> = module
+        .kernels()
+        .map(|f| {
+            let mut v = serde_json::json!({
+                "name": f.name,
+                "demangled": profile::names::demangle(&f.name),
+            });
+            if let (Some(o), Ok(serde_json::Value::Object(s))) = (
+                v.as_object_mut(),
+                serde_json::to_value(ptx::kernel_summary(f)),
+            ) {
+                o.extend(s);
+                o.insert(
+                    "shared_bytes".into(),
+                    module.static_shared_bytes(&f.name).unwrap_or(0).into(),
+                );
+            }
+            v
+        })
+        .collect();
+    Ok(serde_json::Value::Array(list).to_string())
+}
+
+/// One kernel launch as the front end takes it.
+#[derive(Clone)]
+struct Front {
+    file: String,
+    src: String,
+    kernel: Option<String>,
+    launch: ir::Launch,
+    /// `(origin, text)` of every trips table or profiler export.
+    trips: Vec<(String, String)>,
+    invocation: Option<usize>,
+    unknown_branch: Option<walk::UnknownBranch>,
+    groups: walk::Groups,
+}
+
+struct Built {
+    idgs: ::idg::KernelIdgs,
+    static_shared: u64,
+    metrics: Option<gpu::GMetrics>,
+    notes: Vec<String>,
+}
+
+impl Front {
+    fn build(&self) -> Result<Built, Failure> {
+        let module = parse(&self.file, &self.src)?;
+        let names: Vec<&str> = module.kernels().map(|f| f.name.as_str()).collect();
+        let entry = ir::names::select_kernel(&names, self.kernel.as_deref())
+            .map_err(|e| input(&self.file, e))?
+            .to_string();
+        let files = self
+            .trips
+            .iter()
+            .map(|(origin, text)| profile::parse(text, origin))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| Failure::Input(e.to_string()))?;
+        let inv = match self.invocation {
+            Some(n) => profile::Invocation::Index(n),
+            None => profile::Invocation::Median,
+        };
+        let data = walk::trip_data(files, &entry, Some(&names), inv)
+            .map_err(|e| Failure::Input(e.to_string()))?;
+        let unknown_branch = self
+            .unknown_branch
+            .or_else(|| data.unknown_branch(&entry, inv).map(|(u, _)| u))
+            .unwrap_or_default();
+        let opts = walk::Options {
+            unknown_branch,
+            groups: self.groups,
+            ..walk::Options::default()
+        };
+        let fe = walk::front_end(&module, &entry, &self.launch, &data.inputs(), &opts)
+            .map_err(|e| input(&self.file, e))?;
+        let mut notes = data.notes.clone();
+        notes.extend(fe.trips.warnings.iter().map(|w| w.message.clone()));
+        Ok(Built {
+            static_shared: module.static_shared_bytes(&entry).unwrap_or(0),
+            metrics: data.launch(&entry, inv).map(gpu::GMetrics::from_launch),
+            idgs: fe.built.idgs,
+            notes,
+        })
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn front(
+    file: String,
+    src: String,
+    kernel: Option<String>,
+    grid: [u32; 3],
+    block: [u32; 3],
+    params: Vec<(String, i64)>,
+    trips: Vec<(String, String)>,
+    invocation: Option<usize>,
+    unknown_branch: Option<&str>,
+    groups: Option<u64>,
+) -> PyResult<Front> {
+    let unknown_branch = match unknown_branch {
+        None => None,
+        Some("taken") => Some(walk::UnknownBranch::Taken),
+        Some("not_taken") => Some(walk::UnknownBranch::NotTaken),
+        Some("both") => Some(walk::UnknownBranch::Both),
+        Some(o) => {
+            return Err(PyValueError::new_err(format!(
+                "unknown_branch={o:?}: expected 'taken', 'not_taken' or 'both'"
+            )))
+        }
+    };
+    Ok(Front {
+        file,
+        src,
+        kernel,
+        launch: ir::Launch {
+            grid,
+            block,
+            params,
+        },
+        trips,
+        invocation,
+        unknown_branch,
+        groups: match groups {
+            None | Some(0) => walk::Groups::Middle,
+            Some(n) => walk::Groups::Count(n),
+        },
+    })
+}
+
+/// The IDGs of one launch: `(idg_json, stats_json, notes)`.
+#[pyfunction]
+#[pyo3(name = "idg", signature = (file, src, kernel, grid, block, params, trips, invocation, unknown_branch, groups))]
+#[allow(clippy::too_many_arguments)]
+fn build_idg(
+    py: Python<'_>,
+    file: String,
+    src: String,
+    kernel: Option<String>,
+    grid: [u32; 3],
+    block: [u32; 3],
+    params: Vec<(String, i64)>,
+    trips: Vec<(String, String)>,
+    invocation: Option<usize>,
+    unknown_branch: Option<&str>,
+    groups: Option<u64>,
+) -> PyResult<(String, String, Vec<String>)> {
+    let f = front(
+        file,
+        src,
+        kernel,
+        grid,
+        block,
+        params,
+        trips,
+        invocation,
+        unknown_branch,
+        groups,
+    )?;
+    interruptible(py, move || {
+        let b = f.build()?;
+        Ok((
+            b.idgs.to_json(),
+            ::idg::render::stats_json(&b.idgs),
+            b.notes,
+        ))
+    })
+}
+
+fn gpu_profile(gpu: &str) -> Result<gpu::GpuProfile, Failure> {
+    match gpu::GpuProfile::bundled(gpu) {
+        Err(gpu::GpuError::UnknownGpu { .. }) if std::path::Path::new(gpu).is_file() => {
+            gpu::GpuProfile::from_file(std::path::Path::new(gpu))
+        }
+        r => r,
+    }
+    .map_err(|e| Failure::Input(e.to_string()))
+}
+
+/// The model's switches a caller may change; `None` keeps the validated configuration's.
+#[derive(Clone, Copy)]
+struct ModelSwitches {
+    scheduler: Option<sim::Scheduler>,
+    order: Option<sim::IssueOrder>,
+    sub_partitions: Option<bool>,
+    window: Option<u32>,
+    mapper_g: bool,
+}
+
+impl ModelSwitches {
+    fn parse(
+        scheduler: Option<&str>,
+        order: Option<&str>,
+        sub_partitions: Option<bool>,
+        window: Option<u32>,
+        mapper_g: bool,
+    ) -> PyResult<ModelSwitches> {
+        Ok(ModelSwitches {
+            scheduler: match scheduler {
+                None => None,
+                Some("gto") => Some(sim::Scheduler::GreedyThenOldest),
+                Some("lrr") => Some(sim::Scheduler::LooseRoundRobin),
+                Some("oldest") => Some(sim::Scheduler::OldestFirst),
+                Some(o) => {
+                    return Err(PyValueError::new_err(format!(
+                        "scheduler={o:?}: expected 'gto', 'lrr' or 'oldest'"
+                    )))
+                }
+            },
+            order: match order {
+                None => None,
+                Some("scheduled") => Some(sim::IssueOrder::Scheduled),
+                Some("dataflow") => Some(sim::IssueOrder::Dataflow),
+                Some("in_order") => Some(sim::IssueOrder::InOrder),
+                Some(o) => {
+                    return Err(PyValueError::new_err(format!(
+                        "order={o:?}: expected 'scheduled', 'dataflow' or 'in_order'"
+                    )))
+                }
+            },
+            sub_partitions,
+            window,
+            mapper_g,
+        })
+    }
+
+    /// The validated configuration for `profile` with these changes.
+    fn config(&self, profile: &gpu::GpuProfile) -> sim::ModelConfig {
+        let base = sim::ModelConfig::validated(profile);
+        sim::ModelConfig {
+            mapper_g: self.mapper_g,
+            scheduler: self.scheduler.unwrap_or(base.scheduler),
+            order: self.order.unwrap_or(base.order),
+            sub_partitions: self.sub_partitions.unwrap_or(base.sub_partitions),
+            window: self.window.unwrap_or(base.window),
+            ..base
+        }
+    }
+}
+
+fn range(lo: u32, hi: u32, what: &str) -> PyResult<RangeInclusive<u32>> {
+    if lo == 0 || hi < lo {
+        return Err(PyValueError::new_err(format!(
+            "{what}: {lo}..={hi} is not a non-empty range of positive integers"
+        )));
+    }
+    Ok(lo..=hi)
+}
+
+/// A simulation sweep, or one run at the launch's occupancy, as the CLI's CSV
+/// (`sim::CSV_HEADER`), with the warnings.
+#[pyfunction]
+#[pyo3(signature = (file, src, kernel, grid, block, params, trips, invocation, unknown_branch, groups, gpu, regs, shared, axis, lo, hi, scheduler, order, sub_partitions, window, metrics))]
+#[allow(clippy::too_many_arguments)]
+fn simulate(
+    py: Python<'_>,
+    file: String,
+    src: String,
+    kernel: Option<String>,
+    grid: [u32; 3],
+    block: [u32; 3],
+    params: Vec<(String, i64)>,
+    trips: Vec<(String, String)>,
+    invocation: Option<usize>,
+    unknown_branch: Option<&str>,
+    groups: Option<u64>,
+    gpu: String,
+    regs: u32,
+    shared: Option<u32>,
+    axis: &str,
+    lo: u32,
+    hi: u32,
+    scheduler: Option<&str>,
+    order: Option<&str>,
+    sub_partitions: Option<bool>,
+    window: Option<u32>,
+    metrics: bool,
+) -> PyResult<(String, Vec<String>)> {
+    let f = front(
+        file,
+        src,
+        kernel,
+        grid,
+        block,
+        params,
+        trips,
+        invocation,
+        unknown_branch,
+        groups,
+    )?;
+    // `None`: one run at the occupancy the launch's registers and shared memory allow.
+    let axis = match axis {
+        "warps" => Some(sim::SweepAxis::Warps(range(lo, hi, "occupancy")?)),
+        "blocks" => Some(sim::SweepAxis::BlocksPerSm(range(lo, hi, "blocks_per_sm")?)),
+        "launch" => None,
+        o => return Err(PyValueError::new_err(format!("unknown sweep axis {o:?}"))),
+    };
+    let switches = ModelSwitches::parse(scheduler, order, sub_partitions, window, metrics)?;
+    interruptible(py, move || {
+        let profile = gpu_profile(&gpu)?;
+        let config = switches.config(&profile);
+        let mut b = f.build()?;
+        config.prepare_idgs(&mut b.idgs);
+        let fail = |e: sim::SimError| input(&f.file, e);
+        let (timings, warnings) = gpu::map_kernel(
+            &b.idgs,
+            &profile,
+            b.metrics.as_ref().filter(|_| config.mapper_g),
+        );
+        let mut notes = b.notes;
+        notes.extend(warnings.iter().map(ToString::to_string));
+        let launch = sim::Launch {
+            regs_per_thread: regs,
+            shared_bytes_per_block: shared
+                .unwrap_or(u32::try_from(b.static_shared).unwrap_or(u32::MAX)),
+            blocks_per_sm: None,
+        };
+        let axis = match axis {
+            Some(a) => a,
+            None => {
+                let blocks = sim::exec_for_occupancy(&b.idgs, &profile, &launch)
+                    .map_err(fail)?
+                    .concurrent_groups;
+                sim::SweepAxis::BlocksPerSm(blocks..=blocks)
+            }
+        };
+        let plan = sim::LaunchSweep::new(&b.idgs, &profile, &launch, axis).map_err(fail)?;
+        if let Some(cut) = &plan.cut {
+            notes.push(cut.message());
+        }
+        let points = plan
+            .run(
+                &b.idgs,
+                &sim::costs_from_timing(&timings),
+                &config.hardware(&profile),
+                &config.sim_options(),
+                &|| {},
+            )
+            .map_err(fail)?;
+        Ok((sim::sweep_csv(&points), notes))
+    })
+}
+
+/// Every analytical model beside the simulation, as the CLI's CSV (`models::CSV_HEADER`).
+#[pyfunction]
+#[pyo3(name = "models", signature = (file, src, kernel, grid, block, params, trips, invocation, unknown_branch, groups, gpu, lo, hi, pipeline, metrics))]
+#[allow(clippy::too_many_arguments)]
+fn models_table(
+    py: Python<'_>,
+    file: String,
+    src: String,
+    kernel: Option<String>,
+    grid: [u32; 3],
+    block: [u32; 3],
+    params: Vec<(String, i64)>,
+    trips: Vec<(String, String)>,
+    invocation: Option<usize>,
+    unknown_branch: Option<&str>,
+    groups: Option<u64>,
+    gpu: String,
+    lo: u32,
+    hi: u32,
+    pipeline: bool,
+    metrics: bool,
+) -> PyResult<(String, Vec<String>)> {
+    let f = front(
+        file,
+        src,
+        kernel,
+        grid,
+        block,
+        params,
+        trips,
+        invocation,
+        unknown_branch,
+        groups,
+    )?;
+    let occupancy = range(lo, hi, "occupancy")?;
+    let switches = ModelSwitches::parse(None, None, None, None, metrics)?;
+    interruptible(py, move || {
+        let profile = gpu_profile(&gpu)?;
+        let config = switches.config(&profile);
+        let mut b = f.build()?;
+        config.prepare_idgs(&mut b.idgs);
+        let (timings, warnings) = gpu::map_kernel(
+            &b.idgs,
+            &profile,
+            b.metrics.as_ref().filter(|_| config.mapper_g),
+        );
+        let mut notes = b.notes;
+        notes.extend(warnings.iter().map(ToString::to_string));
+        let table = if pipeline {
+            ::models::models_table(&b.idgs, &timings, &profile, &config, occupancy)
+        } else {
+            ::models::analytical_table(&b.idgs, &timings, &profile, occupancy)
+        }
+        .map_err(|e| input(&f.file, e))?;
+        Ok((table.to_csv(), notes))
+    })
+}
+
+/// The evaluation of a suite directory under the base configuration: `(mape_csv,
+/// points_csv, notes)` as `ptx2idg eval --format csv` and `--format points` print them.
+#[pyfunction]
+#[pyo3(signature = (suite, gpu, kernels))]
+fn evaluate(
+    py: Python<'_>,
+    suite: String,
+    gpu: String,
+    kernels: Vec<String>,
+) -> PyResult<(String, String, Vec<String>)> {
+    interruptible(py, move || {
+        let profile = gpu_profile(&gpu)?;
+        let s = eval::load(std::path::Path::new(&suite), &kernels).map_err(|e| input(&suite, e))?;
+        let p = eval::predict::IdgPredictor {
+            variant: sim::ModelConfig::validated(&profile),
+            backend: eval::predict::GpuBackend { profile },
+            analytical: true,
+            exact: true,
+        };
+        let ev = eval::evaluate(&s, &p).map_err(|e| Failure::Input(e.to_string()))?;
+        let mut notes: Vec<String> = eval::report::failures(&ev)
+            .into_iter()
+            .map(|l| format!("no prediction: {l}"))
+            .collect();
+        for k in &ev.kernels {
+            notes.extend(k.notes.iter().map(|n| format!("note: {}: {n}", k.id)));
+        }
+        Ok((eval::report::csv(&ev), eval::report::points_csv(&ev), notes))
+    })
+}
+
+#[pymodule]
+fn _ptx2idg(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("Ptx2idgError", m.py().get_type::<Ptx2idgError>())?;
+    m.add("PtxError", m.py().get_type::<PtxError>())?;
+    m.add("SIMULATE_CSV_HEADER", sim::CSV_HEADER)?;
+    m.add("MODELS_CSV_HEADER", ::models::CSV_HEADER)?;
+    m.add_function(wrap_pyfunction!(kernels, m)?)?;
+    m.add_function(wrap_pyfunction!(build_idg, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(models_table, m)?)?;
+    m.add_function(wrap_pyfunction!(evaluate, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,125 @@
+"""The package against the CLI: same columns, same numbers, located errors."""
+
+import io
+import json
+import os
+import pathlib
+import subprocess
+
+import pandas as pd
+import pytest
+
+import ptx2idg
+
+ROOT = pathlib.Path(__file__).resolve().parents[3]
+CLI = os.environ.get("PTX2IDG_CLI", str(ROOT / "target" / "debug" / "ptx2idg"))
+GAUSSIAN = ROOT / "ptx_samples" / "rodinia" / "gaussian.ptx"
+NCU = ROOT / "ptx_samples" / "rodinia" / "data" / "ncu" / "gaussian_fan2.csv"
+LAUNCH = dict(kernel="fan2", grid=(512, 512), block=(8, 8), params={"3": 4096, "4": 0})
+CLI_LAUNCH = ["--kernel", "fan2", "--grid", "512,512", "--block", "8,8",
+              "--param", "3=4096", "--param", "4=0"]
+# Both simulate under the validated configuration unless told otherwise.
+CLI_BASE = []
+
+
+def cli(*args):
+    out = subprocess.run([CLI, *map(str, args)], capture_output=True, text=True, check=True)
+    return out.stdout
+
+
+def cli_frame(*args):
+    return pd.read_csv(io.StringIO(cli(*args)))
+
+
+def test_kernels_match_check_json():
+    report = json.loads(cli("check", GAUSSIAN, "--json"))[0]
+    got = ptx2idg.kernels(GAUSSIAN)
+    for k in got:
+        assert k.pop("shared_bytes") == 0
+    assert got == report["kernels"]
+    assert [k["name"] for k in ptx2idg.check(str(GAUSSIAN))["kernels"]] == \
+        [k["name"] for k in got]
+
+
+def test_idg_matches_json_and_stats():
+    g = ptx2idg.idg(GAUSSIAN, **LAUNCH)
+    assert g.graph == json.loads(cli(GAUSSIAN, *CLI_LAUNCH, "--format", "json"))
+    assert g.stats == json.loads(cli(GAUSSIAN, *CLI_LAUNCH, "--format", "stats"))
+
+
+def test_ptx_text_and_path_agree():
+    assert ptx2idg.idg(GAUSSIAN.read_text(), **LAUNCH) == ptx2idg.idg(GAUSSIAN, **LAUNCH)
+
+
+@pytest.mark.parametrize("trips", [None, "path", "text", "frame"])
+def test_simulate_matches_cli(trips):
+    given = {
+        None: None,
+        "path": NCU,
+        "text": NCU.read_text(),
+        "frame": pd.read_csv(NCU, dtype=str, keep_default_na=False),
+    }[trips]
+    df = ptx2idg.simulate(GAUSSIAN, **LAUNCH, trips=given, occupancy=range(1, 17))
+    extra = [] if trips is None else ["--trips", NCU]
+    want = cli_frame("simulate", GAUSSIAN, *CLI_LAUNCH, *extra, *CLI_BASE,
+                     "--occupancy", "1..=16")
+    assert list(df.columns) == "occupancy_warps,blocks_per_sm,cycles,wpc,time_us".split(",")
+    pd.testing.assert_frame_equal(df, want, check_exact=True)
+
+
+def test_simulate_blocks_per_sm_and_options_match_cli():
+    df = ptx2idg.simulate(GAUSSIAN, **LAUNCH, blocks_per_sm=range(2, 6), order="dataflow",
+                          window=64, scheduler="lrr", sub_partitions=False)
+    want = cli_frame("simulate", GAUSSIAN, *CLI_LAUNCH, "--blocks-per-sm", "2..=5",
+                     "--issue", "dataflow", "--window", "64", "--no-sub-partitions",
+                     "--scheduler", "lrr")
+    pd.testing.assert_frame_equal(df, want, check_exact=True)
+
+
+def test_one_run_matches_cli():
+    df = ptx2idg.simulate(GAUSSIAN, **LAUNCH, regs=40, shared=20000)
+    want = cli_frame("simulate", GAUSSIAN, *CLI_LAUNCH, *CLI_BASE, "--regs", "40",
+                     "--shared", "20000", "--format", "csv")
+    assert len(df) == 1
+    pd.testing.assert_frame_equal(df, want, check_exact=True)
+
+
+def test_models_matches_cli():
+    df = ptx2idg.models(GAUSSIAN, **LAUNCH, occupancy=range(1, 9))
+    want = cli_frame("models", GAUSSIAN, *CLI_LAUNCH, "--occupancy", "1..=8")
+    assert ",".join(df.columns) == cli("models", GAUSSIAN, *CLI_LAUNCH,
+                                      "--occupancy", "2").splitlines()[0]
+    pd.testing.assert_frame_equal(df, want, check_exact=True)
+
+
+def test_eval_matches_cli():
+    suite = ROOT / "ptx_samples" / "rodinia"
+    mape, points = ptx2idg.eval(suite, kernels=["gaussian_fan2"])
+    pd.testing.assert_frame_equal(
+        mape, cli_frame("eval", suite, "--kernel", "gaussian_fan2", "--format", "csv"),
+        check_exact=True)
+    pd.testing.assert_frame_equal(
+        points, cli_frame("eval", suite, "--kernel", "gaussian_fan2", "--format", "points"),
+        check_exact=True)
+
+
+BAD = ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\tadd.s32 %r1 %r2;\n}\n"
+
+
+def test_bad_ptx_raises_with_location(tmp_path):
+    with pytest.raises(ptx2idg.PtxError, match=r"^<string>:6:\d+: "):
+        ptx2idg.kernels(BAD)
+    path = tmp_path / "bad.ptx"
+    path.write_text(BAD)
+    with pytest.raises(ptx2idg.PtxError, match=rf"^{path}:6:\d+: "):
+        ptx2idg.simulate(path)
+    assert issubclass(ptx2idg.PtxError, ptx2idg.Ptx2idgError)
+
+
+def test_input_errors_are_exceptions():
+    with pytest.raises(ptx2idg.Ptx2idgError, match="no_such_kernel"):
+        ptx2idg.idg(GAUSSIAN, kernel="no_such_kernel")
+    with pytest.raises(ptx2idg.Ptx2idgError):
+        ptx2idg.simulate(GAUSSIAN, **LAUNCH, gpu="no-such-gpu")
+    with pytest.raises(ValueError):
+        ptx2idg.simulate(GAUSSIAN, **LAUNCH, order="sideways")

@@ -1,0 +1,63 @@
+"""Ranking Triton configurations: compiled for sm_90 without a GPU, predicted, ordered."""
+
+import math
+
+import pytest
+
+triton = pytest.importorskip("triton")
+tl = pytest.importorskip("triton.language")
+
+import ptx2idg.triton as pt  # noqa: E402
+
+
+@triton.jit
+def add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    y = tl.load(y_ptr + offs, mask=m)
+    tl.store(out_ptr + offs, x + y, mask=m)
+
+
+CONFIGS = [triton.Config({"BLOCK": b}, num_warps=w) for b in (256, 1024) for w in (1, 4)]
+ARGS = ("*fp32", "*fp32", "*fp32")
+
+
+def grid(meta):
+    return (triton.cdiv(meta["n"], meta["BLOCK"]),)
+
+
+def test_rank_orders_every_config_with_its_grid():
+    n = 1 << 20
+    ranked = pt.rank(add, CONFIGS, *ARGS, n, grid=grid)
+    assert sorted(r.config.kwargs["BLOCK"] * 10 + r.config.num_warps for r in ranked) == \
+        sorted(c.kwargs["BLOCK"] * 10 + c.num_warps for c in CONFIGS)
+    times = [r.time_us for r in ranked]
+    assert times == sorted(times)
+    for r in ranked:
+        assert r.error is None and math.isfinite(r.time_us) and r.time_us > 0
+        assert r.grid == (n // r.config.kwargs["BLOCK"], 1, 1)[: len(r.grid)]
+        assert r.regs > 0
+
+
+def test_scalar_arguments_reach_the_prediction():
+    cfg = CONFIGS[1]
+    small = pt.predict(add, cfg, *ARGS, 1 << 20, grid=grid)
+    large = pt.predict(add, cfg, *ARGS, 1 << 23, grid=grid)
+    assert 4 < large.time_us / small.time_us < 16
+
+
+def test_prune_keeps_the_predicted_best():
+    tuned = triton.autotune(configs=CONFIGS, key=["n"],
+                            prune_configs_by={"early_config_prune": pt.prune(2)})(add)
+    tuned.nargs = dict(zip(["x_ptr", "y_ptr", "out_ptr", "n"], [*ARGS, 1 << 20]))
+    kept = tuned.prune_configs({"grid": grid, "warmup": False})
+    best = [r.config for r in pt.rank(add, CONFIGS, *ARGS, 1 << 20, grid=grid)[:2]]
+    assert kept == best
+    # The autotuned function ranks like the kernel it wraps.
+    assert [r.config for r in pt.rank(tuned, CONFIGS, *ARGS, 1 << 20, grid=grid)[:2]] == best
+
+
+def test_unbindable_argument_is_an_error():
+    with pytest.raises(TypeError):
+        pt.predict(add, CONFIGS[0], *ARGS, grid=grid)

@@ -1,0 +1,134 @@
+//! What trips tables and profiler exports say about one kernel: the explicit trip counts and
+//! the instruction-count evidence the trip resolver reads, the parsed profiles mapper g reads,
+//! and the assumption for branches on unknown data that the profile supports. Shared by the
+//! CLI's `--trips` and the Python package's `trips=`, so both read the same files the same way.
+
+use profile::{Format, Invocation, LoopRef, Profile, ProfileError, Quantity};
+
+use crate::UnknownBranch;
+
+#[derive(Debug, thiserror::Error)]
+pub enum InputsError {
+    #[error(transparent)]
+    Profile(#[from] ProfileError),
+    #[error("no profiler file has kernel `{kernel}` ({files})")]
+    NoKernel { kernel: String, files: String },
+}
+
+/// What the trips inputs say about one kernel.
+#[derive(Debug, Clone, Default)]
+pub struct TripData {
+    /// Trips-table rows naming this kernel, in file order.
+    pub explicit: Vec<ir::ExplicitTrip>,
+    /// Warp instructions per warp from the first profiler file that has them.
+    pub evidence: Option<ir::ProfileEvidence>,
+    /// Every parsed profiler file (mapper g reads DRAM / L2 / shared metrics from them).
+    pub profiles: Vec<Profile>,
+    /// Things the user should know (e.g. profiler files without instruction counts).
+    pub notes: Vec<String>,
+}
+
+impl TripData {
+    /// The inputs of `ir::resolve_trips`.
+    pub fn inputs(&self) -> ir::TripInputs<'_> {
+        ir::TripInputs {
+            explicit: &self.explicit,
+            profile: self.evidence.as_ref(),
+        }
+    }
+
+    /// The selected launch of `entry` in the first profiler file that profiled it.
+    pub fn launch(&self, entry: &str, inv: Invocation) -> Option<&profile::Launch> {
+        self.profiles.iter().find_map(|p| p.launch(entry, inv).ok())
+    }
+
+    /// The assumption for branches on unknown data that the profiles support (a kernel whose
+    /// profile shows no divergent branch runs one side; one that shows divergence runs both),
+    /// with where it came from; `None` without evidence.
+    pub fn unknown_branch(&self, entry: &str, inv: Invocation) -> Option<(UnknownBranch, String)> {
+        self.profiles.iter().find_map(|p| {
+            let m = p
+                .launch(entry, inv)
+                .ok()?
+                .quantity(Quantity::DivergentBranches)?;
+            Some((
+                UnknownBranch::from_divergent_branches(Some(m.value)),
+                format!("{} divergent branches in {}", m.value, p.origin),
+            ))
+        })
+    }
+}
+
+/// Reads parsed trips inputs for kernel `entry` (mangled). With `kernels` (the module's
+/// kernels, mangled), a trips-table row naming none of them is a warning in
+/// [`TripData::notes`] (a table may cover several PTX files, so it is not an error; but it is
+/// never silently ignored); without, rows naming other kernels are skipped unchecked.
+pub fn trip_data(
+    files: Vec<Profile>,
+    entry: &str,
+    kernels: Option<&[&str]>,
+    inv: Invocation,
+) -> Result<TripData, InputsError> {
+    let names_row = |k: &str, row: &profile::TripRow| {
+        ir::names::names_kernel(k, &row.kernel) || profile::matches(&row.kernel, k)
+    };
+    let mut data = TripData::default();
+    let mut profiler_files = Vec::new();
+    for p in files {
+        if p.format == Format::TripsTable {
+            for row in &p.trips {
+                if !names_row(entry, row) {
+                    if let Some(ks) = kernels.filter(|ks| !ks.iter().any(|k| names_row(k, row))) {
+                        let listing: Vec<String> =
+                            ks.iter().map(|k| ir::names::display_name(k)).collect();
+                        data.notes.push(format!(
+                            "warning: {}: row {}: kernel `{}` is not in the PTX file; row ignored (kernels: {})",
+                            p.origin,
+                            row.row,
+                            row.kernel,
+                            listing.join(", ")
+                        ));
+                    }
+                    continue;
+                }
+                data.explicit.push(ir::ExplicitTrip {
+                    file: p.origin.clone(),
+                    row: row.row,
+                    loop_ref: match &row.loop_ref {
+                        LoopRef::Label(l) => l.clone(),
+                        LoopRef::Line(n) => format!("line:{n}"),
+                    },
+                    trips: row.trips,
+                });
+            }
+            continue;
+        }
+        profiler_files.push(p.origin.clone());
+        match p.kernel(entry) {
+            Ok(_) => match p.launch(entry, inv)?.warp_insts_per_warp() {
+                Some(w) if data.evidence.is_none() => {
+                    data.evidence = Some(ir::ProfileEvidence {
+                        file: p.origin.clone(),
+                        warp_insts_per_warp: w,
+                    })
+                }
+                Some(_) => {}
+                None => data.notes.push(format!(
+                    "{}: no warp instruction / warps launched counts for `{entry}`; not used for trip counts",
+                    p.origin
+                )),
+            },
+            // A file profiling other kernels only is fine as long as some file has this one.
+            Err(ProfileError::NoKernel { .. }) => {}
+            Err(e) => return Err(e.into()),
+        }
+        data.profiles.push(p);
+    }
+    if !profiler_files.is_empty() && data.profiles.iter().all(|p| p.kernel(entry).is_err()) {
+        return Err(InputsError::NoKernel {
+            kernel: ir::names::display_name(entry),
+            files: profiler_files.join(", "),
+        });
+    }
+    Ok(data)
+}
