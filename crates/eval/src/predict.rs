@@ -79,7 +79,7 @@ pub fn ablations(base: &Variant) -> Vec<(String, String, Variant)> {
         };
         push(name, format!("{} issue", v.issue_text()), v);
     }
-    let flips: [Flip; 3] = [
+    let flips: [Flip; 5] = [
         (
             base.posted_stores,
             ["wait-stores", "posted-stores"],
@@ -100,6 +100,21 @@ pub fn ablations(base: &Variant) -> Vec<(String, String, Variant)> {
             ["no-barriers", "barriers"],
             ["barriers ignored", "barriers honoured"],
             |v| v.barriers = !v.barriers,
+        ),
+        (
+            base.bandwidth_floor,
+            ["no-bandwidth-floor", "bandwidth-floor"],
+            [
+                "no device-wide DRAM/L2 bandwidth floor",
+                "device-wide DRAM/L2 bandwidth floor",
+            ],
+            |v| v.bandwidth_floor = !v.bandwidth_floor,
+        ),
+        (
+            base.launch_overhead,
+            ["no-launch-overhead", "launch-overhead"],
+            ["launch overhead not added", "launch overhead added"],
+            |v| v.launch_overhead = !v.launch_overhead,
         ),
     ];
     for (on, names, whats, flip) in flips {
@@ -149,6 +164,14 @@ pub trait Backend: Sync {
         mapper_g: bool,
     ) -> Result<Timed, String>;
 
+    /// The launch's time in microseconds from the simulated core's `core_us` at `point`: the
+    /// device-wide limits `config` switches on (`sim::ModelConfig::device_time_us`). A backend
+    /// without a device (tests) keeps the core's time.
+    fn device_time_us(&self, config: &Variant, core_us: f64, point: &MeasuredPoint) -> f64 {
+        let _ = (config, point);
+        core_us
+    }
+
     /// Analytical models this backend evaluates, in [`Model::ALL`] order.
     fn analytical_models(&self) -> Vec<Model>;
 
@@ -192,6 +215,14 @@ impl Backend for GpuBackend {
             hardware: sim::hardware_from_profile(&self.profile),
             notes: warnings.iter().map(|w| w.to_string()).collect(),
         })
+    }
+
+    fn device_time_us(&self, config: &Variant, core_us: f64, point: &MeasuredPoint) -> f64 {
+        // The counters are mapper g's input: without it the floor has no bytes either.
+        let traffic = config
+            .mapper_g
+            .then(|| gpu::Traffic::from_launch(&point.ncu));
+        config.device_time_us(core_us, traffic.as_ref(), &self.profile)
     }
 
     fn analytical_models(&self) -> Vec<Model> {
@@ -356,6 +387,17 @@ impl<B: Backend> Predictor for IdgPredictor<B> {
                     sm_count: shape.sm_count,
                 };
                 let pipeline = simulate_wpc(&graphs.idgs, &timed, &exec, &opts, self.exact)
+                    .map(|wpc| {
+                        let warps =
+                            (exec.groups_per_core() * u64::from(exec.warps_per_group)) as f64;
+                        let clock = timed.hardware.clock_mhz;
+                        if wpc <= 0.0 || clock <= 0.0 {
+                            return wpc;
+                        }
+                        let core_us = warps / (wpc * clock);
+                        let t = self.backend.device_time_us(&self.variant, core_us, p);
+                        warps / (t * clock)
+                    })
                     .map_err(|e| e.to_string());
                 let analytical = if n_models > 0 {
                     let occ = p.blocks_per_sm * shape.warps_per_group;

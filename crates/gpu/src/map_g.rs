@@ -576,3 +576,33 @@ mod tests {
         );
     }
 }
+
+/// Bytes a launch moves through the device-wide memory levels, from its counters: what the
+/// bandwidth floor (`GpuProfile::bandwidth_floor_us`) needs. A level whose counters are missing
+/// is `None` and sets no floor.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct Traffic {
+    /// DRAM (read, write) bytes.
+    pub dram: Option<(f64, f64)>,
+    /// L2 (read, write) bytes.
+    pub l2: Option<(f64, f64)>,
+}
+
+impl Traffic {
+    pub fn from_launch(launch: &profile::Launch) -> Traffic {
+        use profile::Quantity as Q;
+        let q = |x| {
+            launch
+                .quantity(x)
+                .map(|m| m.value)
+                .filter(|v| v.is_finite() && *v >= 0.0)
+        };
+        let sectors = profile::metrics::SECTOR_BYTES;
+        Traffic {
+            dram: q(Q::DramReadBytes).zip(q(Q::DramWriteBytes)),
+            l2: q(Q::L2ReadSectors)
+                .zip(q(Q::L2WriteSectors))
+                .map(|(r, w)| (r * sectors, w * sectors)),
+        }
+    }
+}

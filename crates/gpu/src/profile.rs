@@ -197,6 +197,25 @@ pub struct LaunchCosts {
 }
 
 impl GpuProfile {
+    /// The least time in microseconds a launch moving `traffic` can take: its DRAM and its L2
+    /// bytes over the device-wide sustained bandwidth at the launch's read/write mix, the
+    /// larger of the two. `None` without `[bandwidth]` or without counters.
+    pub fn bandwidth_floor_us(&self, traffic: &crate::Traffic) -> Option<f64> {
+        let bw = self.bandwidth.as_ref()?;
+        let level = |bytes: Option<(f64, f64)>, rates: Option<&MixedBandwidth>| {
+            let ((r, w), rates) = (bytes?, rates?);
+            let total = r + w;
+            (total > 0.0).then(|| total / (rates.at(r / total) * 1e3))
+        };
+        [
+            level(traffic.dram, Some(&bw.dram)),
+            level(traffic.l2, bw.l2.as_ref()),
+        ]
+        .into_iter()
+        .flatten()
+        .reduce(f64::max)
+    }
+
     /// (subsystem, λ, Λ) of a class. Total: resolution filled every class.
     pub fn class(&self, c: InstClass) -> &ClassParams {
         &self.classes[c as usize]

@@ -319,12 +319,14 @@ pub fn analytical_table(
 
 /// The table of `ptx2idg models`: [`analytical_table`] plus the Pipeline model simulated at the
 /// same occupancies with `config` (one core's share of the launch's groups) for the `pipeline`
-/// column. `idgs` are already prepared for `config` (`sim::ModelConfig::prepare_idgs`).
+/// column, with the device-wide limits of `traffic` (`sim::ModelConfig::device_time_us`).
+/// `idgs` are already prepared for `config` (`sim::ModelConfig::prepare_idgs`).
 pub fn models_table(
     idgs: &KernelIdgs,
     timings: &[ClassTiming],
     gpu: &GpuProfile,
     config: &sim::ModelConfig,
+    traffic: Option<&gpu::Traffic>,
     occupancies: RangeInclusive<u32>,
 ) -> Result<Table, ModelError> {
     let mut table = analytical_table(idgs, timings, gpu, occupancies.clone())?;
@@ -337,7 +339,7 @@ pub fn models_table(
         sm_count: gpu.sm_count,
     };
     let opts = config.sim_options();
-    let points = sim::sweep(
+    let mut points = sim::sweep(
         idgs,
         &costs,
         &sim_hw,
@@ -347,6 +349,7 @@ pub fn models_table(
         &|| {},
     )
     .map_err(|e| ModelError::Sim(e.to_string()))?;
+    config.apply_device_limits_to_sweep(&mut points, traffic, gpu);
     for row in &mut table.rows {
         row.pipeline = points
             .iter()

@@ -71,6 +71,7 @@ fn table_columns_and_pipeline() {
         &timings,
         &gpu,
         &sim::ModelConfig::validated(&gpu),
+        None,
         1..=16,
     )
     .unwrap();
@@ -112,6 +113,7 @@ fn snapshots() {
         &timings,
         &gpu,
         &sim::ModelConfig::validated(&gpu),
+        None,
         1..=12,
     )
     .unwrap();
@@ -138,6 +140,7 @@ fn occupancy_rows_are_whole_groups() {
         &timings,
         &gpu,
         &sim::ModelConfig::validated(&gpu),
+        None,
         2..=17,
     )
     .unwrap();
@@ -149,6 +152,7 @@ fn occupancy_rows_are_whole_groups() {
         &timings,
         &gpu,
         &sim::ModelConfig::validated(&gpu),
+        None,
         1..=3
     )
     .is_err());

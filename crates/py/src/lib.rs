@@ -143,6 +143,7 @@ struct Built {
     idgs: ::idg::KernelIdgs,
     static_shared: u64,
     metrics: Option<gpu::GMetrics>,
+    traffic: Option<gpu::Traffic>,
     notes: Vec<String>,
 }
 
@@ -181,6 +182,7 @@ impl Front {
         Ok(Built {
             static_shared: module.static_shared_bytes(&entry).unwrap_or(0),
             metrics: data.launch(&entry, inv).map(gpu::GMetrics::from_launch),
+            traffic: data.launch(&entry, inv).map(gpu::Traffic::from_launch),
             idgs: fe.built.idgs,
             notes,
         })
@@ -430,7 +432,7 @@ fn simulate(
         if let Some(cut) = &plan.cut {
             notes.push(cut.message());
         }
-        let points = plan
+        let mut points = plan
             .run(
                 &b.idgs,
                 &sim::costs_from_timing(&timings),
@@ -439,6 +441,8 @@ fn simulate(
                 &|| {},
             )
             .map_err(fail)?;
+        let traffic = b.traffic.filter(|_| config.mapper_g);
+        config.apply_device_limits_to_sweep(&mut points, traffic.as_ref(), &profile);
         Ok((sim::sweep_csv(&points), notes))
     })
 }
@@ -492,7 +496,14 @@ fn models_table(
         let mut notes = b.notes;
         notes.extend(warnings.iter().map(ToString::to_string));
         let table = if pipeline {
-            ::models::models_table(&b.idgs, &timings, &profile, &config, occupancy)
+            ::models::models_table(
+                &b.idgs,
+                &timings,
+                &profile,
+                &config,
+                b.traffic.as_ref().filter(|_| config.mapper_g),
+                occupancy,
+            )
         } else {
             ::models::analytical_table(&b.idgs, &timings, &profile, occupancy)
         }

@@ -38,6 +38,11 @@ pub struct ModelConfig {
     pub posted_stores: bool,
     /// The profile's block dispatch latency and interval (off: groups start when a slot frees).
     pub dispatch: bool,
+    /// DRAM and L2 are shared by every SM: no launch is faster than its bytes (read and
+    /// written, from the counters) over the profile's sustained bandwidth at its mix.
+    pub bandwidth_floor: bool,
+    /// The profile's kernel launch overhead (`[launch] overhead_us`) is added to the time.
+    pub launch_overhead: bool,
 }
 
 impl ModelConfig {
@@ -54,6 +59,8 @@ impl ModelConfig {
             barriers: true,
             posted_stores: true,
             dispatch: true,
+            bandwidth_floor: true,
+            launch_overhead: true,
         }
     }
 
@@ -84,6 +91,60 @@ impl ModelConfig {
         hw
     }
 
+    /// The launch's time in microseconds from the simulated core's `core_us`: at least the
+    /// bandwidth floor of `traffic` (when on and known), plus the launch overhead (when on).
+    /// The simulated core stands for every SM, so the device-wide limits apply to its time.
+    pub fn device_time_us(
+        &self,
+        core_us: f64,
+        traffic: Option<&gpu::Traffic>,
+        profile: &GpuProfile,
+    ) -> f64 {
+        let floor = traffic
+            .filter(|_| self.bandwidth_floor)
+            .and_then(|t| profile.bandwidth_floor_us(t))
+            .unwrap_or(0.0);
+        let overhead = if self.launch_overhead {
+            profile.launch.overhead_us
+        } else {
+            0.0
+        };
+        core_us.max(floor) + overhead
+    }
+
+    /// `r` (one simulated core) with the device-wide limits applied: its time becomes
+    /// [`ModelConfig::device_time_us`], its cycles that time at the core's clock and its WPC
+    /// the warps over those cycles.
+    pub fn apply_device_limits(
+        &self,
+        r: &mut crate::SimResult,
+        traffic: Option<&gpu::Traffic>,
+        profile: &GpuProfile,
+    ) {
+        if r.time_us <= 0.0 || r.cycles <= 0.0 {
+            return;
+        }
+        let clock = r.cycles / r.time_us;
+        r.time_us = self.device_time_us(r.time_us, traffic, profile);
+        r.cycles = r.time_us * clock;
+        r.wpc = r.warps as f64 / r.cycles;
+    }
+
+    /// [`ModelConfig::apply_device_limits`] on every point of a sweep.
+    pub fn apply_device_limits_to_sweep(
+        &self,
+        points: &mut [crate::SweepPoint],
+        traffic: Option<&gpu::Traffic>,
+        profile: &GpuProfile,
+    ) {
+        for p in points {
+            self.apply_device_limits(&mut p.result, traffic, profile);
+            p.cycles = p.result.cycles;
+            p.wpc = p.result.wpc;
+            p.time_us = p.result.time_us;
+        }
+    }
+
     /// Applies the configuration to the IDGs of a launch: without barriers every node loses
     /// its barrier role, so the simulator needs no option for it.
     pub fn prepare_idgs(&self, idgs: &mut KernelIdgs) {
@@ -109,7 +170,7 @@ impl ModelConfig {
     pub fn describe(&self) -> String {
         format!(
             "mapper g {}, scheduler {}, sub-partitions {}, {} issue, barriers {}, stores {}, \
-             block dispatch {}",
+             block dispatch {}, bandwidth floor {}, launch overhead {}",
             on_off(self.mapper_g),
             self.scheduler,
             on_off(self.sub_partitions),
@@ -120,7 +181,9 @@ impl ModelConfig {
             } else {
                 "waited"
             },
-            on_off(self.dispatch)
+            on_off(self.dispatch),
+            on_off(self.bandwidth_floor),
+            on_off(self.launch_overhead)
         )
     }
 }
@@ -138,5 +201,61 @@ fn on_off(b: bool) -> &'static str {
         "on"
     } else {
         "off"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn h100() -> GpuProfile {
+        GpuProfile::bundled("hopper-h100").unwrap()
+    }
+
+    /// A launch that moves 2.82 GB read and written 1:1 takes at least 1 ms at the H100's
+    /// measured 2820 GB/s; a faster core is held to it, a slower one keeps its time; the launch
+    /// overhead adds on top, and each switch removes its part.
+    #[test]
+    fn bandwidth_floor_and_launch_overhead() {
+        let p = h100();
+        let bw = p.bandwidth.unwrap().dram;
+        let bytes = bw.mixed * 1e6; // 1 ms of traffic at the 1:1 rate
+        let t = gpu::Traffic {
+            dram: Some((bytes / 2.0, bytes / 2.0)),
+            l2: None,
+        };
+        let c = ModelConfig::validated(&p);
+        let oh = p.launch.overhead_us;
+        assert!(oh > 0.0);
+        assert!((c.device_time_us(10.0, Some(&t), &p) - (1000.0 + oh)).abs() < 1e-6);
+        assert!((c.device_time_us(5000.0, Some(&t), &p) - (5000.0 + oh)).abs() < 1e-6);
+        let no_floor = ModelConfig {
+            bandwidth_floor: false,
+            ..c
+        };
+        assert!((no_floor.device_time_us(10.0, Some(&t), &p) - (10.0 + oh)).abs() < 1e-9);
+        let neither = ModelConfig {
+            launch_overhead: false,
+            ..no_floor
+        };
+        assert_eq!(neither.device_time_us(10.0, Some(&t), &p), 10.0);
+        // Without counters there is no floor.
+        assert!((c.device_time_us(10.0, None, &p) - (10.0 + oh)).abs() < 1e-9);
+    }
+
+    /// Reads alone run at the read rate, writes alone at the write rate.
+    #[test]
+    fn floor_follows_the_read_write_mix() {
+        let p = h100();
+        let bw = p.bandwidth.unwrap().dram;
+        let only = |r: f64, w: f64| {
+            p.bandwidth_floor_us(&gpu::Traffic {
+                dram: Some((r, w)),
+                l2: None,
+            })
+            .unwrap()
+        };
+        assert!((only(1e9, 0.0) - 1e9 / (bw.read * 1e3)).abs() < 1e-6);
+        assert!((only(0.0, 1e9) - 1e9 / (bw.write * 1e3)).abs() < 1e-6);
     }
 }

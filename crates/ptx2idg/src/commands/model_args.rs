@@ -60,6 +60,12 @@ pub struct ModelArgs {
     /// Ignore the profile's block dispatch latency and interval.
     #[arg(long)]
     pub no_dispatch: bool,
+    /// No device-wide DRAM/L2 bandwidth floor on the time.
+    #[arg(long)]
+    pub no_bandwidth_floor: bool,
+    /// Do not add the profile's kernel launch overhead to the time.
+    #[arg(long)]
+    pub no_launch_overhead: bool,
 }
 
 impl ModelArgs {
@@ -92,6 +98,8 @@ impl ModelArgs {
             barriers: !self.no_barriers,
             posted_stores: !self.wait_stores,
             dispatch: !self.no_dispatch,
+            bandwidth_floor: !self.no_bandwidth_floor,
+            launch_overhead: !self.no_launch_overhead,
         }
     }
 }

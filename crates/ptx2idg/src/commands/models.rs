@@ -102,13 +102,14 @@ fn run_inner(args: &ModelsArgs) -> Result<(), ExitCode> {
     let config = args.model.config(&profile);
     let (file, mut idgs) = load_idgs(args)?;
     config.prepare_idgs(&mut idgs);
-    let metrics = if !config.mapper_g {
+    let counters = if !config.mapper_g {
         None
     } else {
         let data = args.trips.load(&idgs.kernel).map_err(|e| fail(&file, e))?;
         data.launch(&idgs.kernel, args.trips.invocation())
-            .map(gpu::GMetrics::from_launch)
+            .map(|l| (gpu::GMetrics::from_launch(l), gpu::Traffic::from_launch(l)))
     };
+    let (metrics, traffic) = counters.unzip();
     let (timings, warnings) = gpu::map_kernel(&idgs, &profile, metrics.as_ref());
     for w in &warnings {
         diag::file_error(&file, &format!("warning: {w}"));
@@ -116,7 +117,14 @@ fn run_inner(args: &ModelsArgs) -> Result<(), ExitCode> {
     let table = if args.no_pipeline {
         models::analytical_table(&idgs, &timings, &profile, args.occupancy.clone())
     } else {
-        models::models_table(&idgs, &timings, &profile, &config, args.occupancy.clone())
+        models::models_table(
+            &idgs,
+            &timings,
+            &profile,
+            &config,
+            traffic.as_ref(),
+            args.occupancy.clone(),
+        )
     }
     .map_err(|e| fail(&file, e))?;
     if args.trips.explain {

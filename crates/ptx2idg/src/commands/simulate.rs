@@ -125,12 +125,16 @@ fn load_idgs(args: &SimulateArgs) -> Result<(String, idg::KernelIdgs, u64), Exit
     Ok((file, fe.built.idgs, shared))
 }
 
-/// Mapper g's metrics from the first profiler file among `--trips` that profiled `entry`.
-fn metrics(trips: &TripsArgs, entry: &str) -> Result<Option<gpu::GMetrics>, String> {
+/// Mapper g's metrics and the launch's device-wide traffic from the first profiler file among
+/// `--trips` that profiled `entry`.
+fn metrics(
+    trips: &TripsArgs,
+    entry: &str,
+) -> Result<Option<(gpu::GMetrics, gpu::Traffic)>, String> {
     let data = trips.load(entry)?;
     Ok(data
         .launch(entry, trips.invocation())
-        .map(gpu::GMetrics::from_launch))
+        .map(|l| (gpu::GMetrics::from_launch(l), gpu::Traffic::from_launch(l))))
 }
 
 pub fn run(args: &SimulateArgs) -> ExitCode {
@@ -148,10 +152,15 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
     if args.trips.explain {
         eprintln!("model: {}", config.describe());
     }
-    let metrics = if !config.mapper_g {
+    let counters = if !config.mapper_g {
         None
     } else {
         metrics(&args.trips, &idgs.kernel).map_err(|e| fail(&file, e))?
+    };
+    let (metrics, traffic) = counters.unzip();
+    // The device-wide limits (bandwidth floor, launch overhead) on a simulated core's result.
+    let limit = |r: &mut sim::SimResult| {
+        config.apply_device_limits(r, traffic.as_ref(), &profile);
     };
     let (timings, warnings) = gpu::map_kernel(&idgs, &profile, metrics.as_ref());
     for w in &warnings {
@@ -183,8 +192,9 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
             ..launch
         };
         let exec = sim::exec_for_occupancy(&idgs, &profile, &launch).map_err(|e| fail(&file, e))?;
-        let (result, records) = sim::simulate_with_records(&idgs, &costs, &hw, &exec, &opts)
+        let (mut result, records) = sim::simulate_with_records(&idgs, &costs, &hw, &exec, &opts)
             .map_err(|e| fail(&file, e))?;
+        limit(&mut result);
         if let Some(p) = &args.profile {
             write_out(p, &sim::trace::chrome_trace(&idgs, &hw, &records))?;
         }
@@ -246,7 +256,8 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    let sweep = sweep.map_err(|e| fail(&file, e))?;
+    let mut sweep = sweep.map_err(|e| fail(&file, e))?;
+    config.apply_device_limits_to_sweep(&mut sweep, traffic.as_ref(), &profile);
     if let Some(p) = &args.plot {
         let title = format!("{} on {}", idgs.kernel, profile.name);
         write_out(p, &sim::sweep_plot_svg(&sweep, &title))?;
