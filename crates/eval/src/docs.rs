@@ -82,8 +82,8 @@ pub fn results_page(p: &PageInput<'_>) -> String {
     );
     s.push_str(
         "The base configuration follows what the H100 does: issue in the order ptxas would \
-         schedule (dataflow within compiled basic blocks, which end at branches, barriers and \
-         IEEE div/sqrt/rcp slow paths; lookahead 4), four scheduler sub-partitions, \
+         schedule (dataflow within compiled basic blocks, which end at loop latches, barriers \
+         and IEEE div/sqrt/rcp slow paths; lookahead 4), four scheduler sub-partitions, \
          greedy-then-oldest selection, barriers, posted stores, and the block dispatch latency \
          and interval measured by the microbenchmarks. These mechanisms were added while \
          looking at the tuning suite's numbers (Rodinia), each for a cause found in the PTX, the \

@@ -1,5 +1,6 @@
 //! End-to-end tests of `ptx2idg simulate`: the sweep CSV contract, occupancy limited by the
-//! shared memory the PTX declares, and fast-forward changing no result.
+//! shared memory the PTX declares, fast-forward changing no result, and loop latches ending
+//! the blocks of scheduled issue.
 
 mod common;
 
@@ -75,4 +76,44 @@ fn fast_forward_changes_no_result() {
     assert_eq!(slow["fast_forwarded"], 0);
     fast["fast_forwarded"] = 0.into();
     assert_eq!(fast, slow);
+}
+
+fn grid_stride_cycles(order: &[&str]) -> f64 {
+    let mut args = vec![
+        "simulate",
+        "crates/ptx2idg/tests/fixtures/grid_stride_sum.ptx",
+        "--gpu",
+        "h100",
+        "--grid",
+        "132",
+        "--block",
+        "32",
+        "--param",
+        "2=270336",
+        "--format",
+        "json",
+    ];
+    args.extend_from_slice(order);
+    let o = common::ptx2idg(args);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let r: serde_json::Value = serde_json::from_str(&text(&o.stdout)).unwrap();
+    r["cycles"].as_f64().unwrap()
+}
+
+#[test]
+fn scheduled_issue_does_not_hoist_loads_over_a_loop_latch() {
+    // One warp per SM, 64 iterations: the add waits for its load, and the next iteration's
+    // load comes after the back edge, which ends the compiled block. Scheduled issue keeps one
+    // load in flight as in-order issue does; dataflow issue overlaps iterations.
+    let scheduled = grid_stride_cycles(&[]);
+    let in_order = grid_stride_cycles(&["--in-order"]);
+    let dataflow = grid_stride_cycles(&["--issue", "dataflow"]);
+    assert!(
+        scheduled >= 0.95 * in_order,
+        "scheduled {scheduled} in-order {in_order}"
+    );
+    assert!(
+        dataflow < 0.5 * scheduled,
+        "dataflow {dataflow} scheduled {scheduled}"
+    );
 }

@@ -77,9 +77,9 @@ pub enum IssueOrder {
     /// ptxas list-schedules each basic block of the machine code so independent work (loads
     /// above all) overlaps; the hardware then issues that schedule in order. Modelled as
     /// dataflow issue within the lookahead window, confined to compiled basic blocks: they
-    /// end at PTX branches (control dependences), barriers, and instructions ptxas lowers
-    /// with a slow-path branch (`cost::splits_block`), which issue after everything before
-    /// them and before everything after them.
+    /// end at loop latches, barriers, and instructions ptxas lowers with a slow-path branch
+    /// (`cost::Prepared::splits_block`), which issue after everything before them and before
+    /// everything after them; forward branches only carry control dependences.
     Scheduled,
 }
 

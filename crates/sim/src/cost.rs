@@ -5,7 +5,7 @@
 //! Invariant (checked by [`check_costs`]): one cost per node of the class, subsystem indices in
 //! range of the hardware.
 
-use idg::{BarrierKind, Idg, Item, KernelIdgs, ResourceKind};
+use idg::{BarrierKind, Idg, Item, KernelIdgs, NodeId, ResourceKind};
 use serde::{Deserialize, Serialize};
 
 use crate::SimError;
@@ -32,8 +32,9 @@ pub(crate) struct Prepared {
     /// A store or reduction whose warp need not wait for it to reach memory before exiting
     /// (`SimOptions::posted_stores`).
     pub posted: bool,
-    /// An instruction the compiler lowers with a branch to a slow path, which ends the basic
-    /// block its loads could be hoisted through (see [`splits_block`]).
+    /// An instruction that ends the basic block of the compiled code its loads could be
+    /// hoisted through: one ptxas lowers with a branch to a slow path (see [`splits_block`])
+    /// or a loop's back edge (see [`mark_back_edges`]).
     pub splits_block: bool,
     /// The first instruction of a repeat body that runs at least twice: where a warp's
     /// schedule may start repeating, so where the engine looks for a steady state.
@@ -77,11 +78,13 @@ pub(crate) fn prepare(
 ) -> Vec<Prepared> {
     let mut heads = vec![false; idg.nodes.len()];
     mark_loop_heads(&idg.body, &mut heads);
+    let mut back_edges = vec![false; idg.nodes.len()];
+    mark_back_edges(idg, &idg.body, None, &mut back_edges);
     idg.nodes
         .iter()
         .zip(costs)
-        .zip(heads)
-        .map(|((node, cost), loop_head)| Prepared {
+        .zip(heads.into_iter().zip(back_edges))
+        .map(|((node, cost), (loop_head, back_edge))| Prepared {
             cost: NodeCost {
                 lambda: cost.lambda * lambda_scale,
                 ..*cost
@@ -94,7 +97,7 @@ pub(crate) fn prepare(
                     .map(|t| t.div_ceil(32).clamp(1, warps_per_group))
                     .unwrap_or(warps_per_group),
             }),
-            splits_block: splits_block(&node.op),
+            splits_block: splits_block(&node.op) || back_edge,
             loop_head,
             posted: posted_stores
                 && node.barrier.is_none()
@@ -105,6 +108,39 @@ pub(crate) fn prepare(
                     .all(|&r| matches!(idg.resources[r.index()].kind, ResourceKind::Memory)),
         })
         .collect()
+}
+
+/// Marks the branches after which the path goes back to an earlier PTX line: loop latches.
+/// ptxas if-converts short forward branches into predicated code, so those need not end a
+/// basic block of the SASS, but a backward branch always does, and ptxas does not software-
+/// pipeline loops: no instruction of one iteration issues after the next iteration's first,
+/// so a load of the next iteration never overtakes a stalled use of this one's.
+/// `after` is the first node that follows `items` on the path.
+fn mark_back_edges(idg: &Idg, items: &[Item], after: Option<NodeId>, marks: &mut [bool]) {
+    fn first(items: &[Item]) -> Option<NodeId> {
+        items.iter().find_map(|item| match item {
+            Item::Node(n) => Some(*n),
+            Item::Repeat(r) => first(&r.body),
+        })
+    }
+    for (i, item) in items.iter().enumerate() {
+        let next = first(&items[i + 1..]).or(after);
+        match item {
+            Item::Node(n) => {
+                let node = idg.node(*n);
+                if node.op.is_branch()
+                    && next.is_some_and(|m| idg.node(m).ptx_line <= node.ptx_line)
+                {
+                    marks[n.index()] = true;
+                }
+            }
+            Item::Repeat(r) => {
+                // Every iteration but the last is followed by the body's own first node.
+                let again = if r.count >= 2 { first(&r.body) } else { next };
+                mark_back_edges(idg, &r.body, again, marks);
+            }
+        }
+    }
 }
 
 fn mark_loop_heads(items: &[Item], heads: &mut [bool]) {
