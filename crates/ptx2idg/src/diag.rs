@@ -5,6 +5,7 @@
 
 use ptx::Span;
 use std::fmt::Write;
+use std::process::ExitCode;
 
 /// Renders a located error against the source it refers to.
 pub fn render(file: &str, src: &str, span: Span, message: &str) -> String {
@@ -50,6 +51,12 @@ pub fn parse_error(file: &str, src: &str, e: &ptx::ParseError) {
 /// Prints an error about a file as a whole (e.g. it cannot be read).
 pub fn file_error(file: &str, message: &str) {
     eprintln!("{file}: {message}");
+}
+
+/// Prints an error about a file as a whole and gives the exit code of a failed command.
+pub fn fail(file: &str, e: impl std::fmt::Display) -> ExitCode {
+    file_error(file, &e.to_string());
+    ExitCode::from(1)
 }
 
 /// Prints a usage error.

@@ -4,7 +4,33 @@
 //! [`TripsArgs::load`] reads every `--trips` file through the `profile` crate (format detected
 //! by content) and turns it into the `ir` crate's typed trip inputs.
 
+use std::ops::RangeInclusive;
 use std::path::PathBuf;
+
+/// Parses an occupancy range: `A..=B`, `A..B` (exclusive end), `A-B` or `N`, all positive.
+pub fn parse_range(s: &str) -> Result<RangeInclusive<u32>, String> {
+    let num = |t: &str| {
+        t.trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|v| *v > 0)
+            .ok_or_else(|| format!("`{t}` in `{s}` is not a positive integer"))
+    };
+    let r = if let Some((a, b)) = s.split_once("..=") {
+        num(a)?..=num(b)?
+    } else if let Some((a, b)) = s.split_once("..") {
+        num(a)?..=num(b)?.saturating_sub(1)
+    } else if let Some((a, b)) = s.split_once('-') {
+        num(a)?..=num(b)?
+    } else {
+        let n = num(s)?;
+        n..=n
+    };
+    if r.is_empty() {
+        return Err(format!("`{s}` is an empty range"));
+    }
+    Ok(r)
+}
 
 /// Parses `X[,Y[,Z]]` into three dimensions (missing ones are 1).
 pub fn parse_dim3(s: &str) -> Result<[u32; 3], String> {
@@ -120,6 +146,17 @@ impl TripsArgs {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ranges() {
+        assert_eq!(parse_range("1..=64").unwrap(), 1..=64);
+        assert_eq!(parse_range("8..64").unwrap(), 8..=63);
+        assert_eq!(parse_range("8-64").unwrap(), 8..=64);
+        assert_eq!(parse_range("32").unwrap(), 32..=32);
+        assert!(parse_range("0..=4").is_err());
+        assert!(parse_range("9..=4").is_err());
+        assert!(parse_range("x").is_err());
+    }
 
     #[test]
     fn dims_and_params() {

@@ -34,16 +34,11 @@ pub struct CfgArgs {
     max_inlined: usize,
 }
 
-fn fail(file: &str, e: impl std::fmt::Display) -> ExitCode {
-    diag::file_error(file, &e.to_string());
-    ExitCode::from(1)
-}
-
 pub fn run(args: &CfgArgs) -> ExitCode {
     let file = args.file.display().to_string();
     let src = match std::fs::read_to_string(&args.file) {
         Ok(s) => s,
-        Err(e) => return fail(&file, e),
+        Err(e) => return diag::fail(&file, e),
     };
     let module = match ptx::parse(&src) {
         Ok(m) => m,
@@ -55,19 +50,19 @@ pub fn run(args: &CfgArgs) -> ExitCode {
     let names: Vec<&str> = module.kernels().map(|f| f.name.as_str()).collect();
     let name = match ir::names::select_kernel(&names, args.kernel.as_deref()) {
         Ok(n) => n.to_string(),
-        Err(e) => return fail(&file, e),
+        Err(e) => return diag::fail(&file, e),
     };
     let kernel = match ir::lower_kernel_with_budget(&module, &name, args.max_inlined) {
         Ok(k) => k,
-        Err(e) => return fail(&file, e),
+        Err(e) => return diag::fail(&file, e),
     };
     let an = match ir::analyze(&kernel) {
         Ok(a) => a,
-        Err(e) => return fail(&file, e),
+        Err(e) => return diag::fail(&file, e),
     };
     let launch = match args.launch.launch().bind(&kernel) {
         Ok(l) => l,
-        Err(e) => return fail(&file, e),
+        Err(e) => return diag::fail(&file, e),
     };
     let data = match args.trips.load_checked(&name, &names) {
         Ok(d) => d,
@@ -81,7 +76,7 @@ pub fn run(args: &CfgArgs) -> ExitCode {
     }
     let trips = match ir::resolve_trips(&kernel, &an, &launch, &data.inputs()) {
         Ok(t) => t,
-        Err(e) => return fail(&file, e),
+        Err(e) => return diag::fail(&file, e),
     };
     let out = match args.format {
         Format::Summary => ir::render::summary(&kernel, &an, Some(&trips)),

@@ -1,6 +1,8 @@
 //! The CLI side of the front end: reads the PTX file and the `--trips` inputs, selects the
 //! kernel, runs `walk::front_end`, and renders every failure through `diag`. Commands that
-//! start from PTX (`ptx2idg FILE`, `simulate`, `models`, `map`) share it.
+//! start from PTX (`ptx2idg FILE`, `simulate`, `models`, `map`) share it; `simulate` and
+//! `models` also take IDG JSON through [`launch_idgs`] and read mapper g's counters through
+//! [`counters`].
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -20,20 +22,72 @@ pub struct Source {
 /// unambiguous substring; optional when the module has one kernel).
 pub fn load(path: &Path, query: Option<&str>) -> Result<Source, ExitCode> {
     let file = path.display().to_string();
-    let src = std::fs::read_to_string(path).map_err(|e| fail(&file, e))?;
+    let src = std::fs::read_to_string(path).map_err(|e| diag::fail(&file, e))?;
     let module = ptx::parse(&src).map_err(|e| {
         diag::parse_error(&file, &src, &e);
         ExitCode::from(1)
     })?;
     let names: Vec<&str> = module.kernels().map(|f| f.name.as_str()).collect();
     let entry = ir::names::select_kernel(&names, query)
-        .map_err(|e| fail(&file, e))?
+        .map_err(|e| diag::fail(&file, e))?
         .to_string();
     Ok(Source {
         file,
         module,
         entry,
     })
+}
+
+/// The IDGs of one launch and where they came from.
+pub struct LaunchIdgs {
+    pub file: String,
+    pub idgs: idg::KernelIdgs,
+    /// Static shared memory per block the PTX declares (0 for IDG JSON, which does not
+    /// record it).
+    pub static_shared: u64,
+}
+
+/// The IDGs of the launch: read from IDG JSON (`*.json`), or built from PTX by the front end.
+pub fn launch_idgs(
+    path: &Path,
+    kernel: Option<&str>,
+    launch: &LaunchArgs,
+    trips: &TripsArgs,
+    walk_args: &WalkArgs,
+) -> Result<LaunchIdgs, ExitCode> {
+    let file = path.display().to_string();
+    if path.extension().is_some_and(|e| e == "json") {
+        let text = std::fs::read_to_string(path).map_err(|e| diag::fail(&file, e))?;
+        let idgs = idg::KernelIdgs::from_json(&text).map_err(|e| diag::fail(&file, e))?;
+        return Ok(LaunchIdgs {
+            file,
+            idgs,
+            static_shared: 0,
+        });
+    }
+    let source = load(path, kernel)?;
+    let static_shared = source
+        .module
+        .static_shared_bytes(&source.entry)
+        .unwrap_or(0);
+    let (fe, _trip_data) = run(&source, launch, trips, walk_args)?;
+    Ok(LaunchIdgs {
+        file,
+        idgs: fe.built.idgs,
+        static_shared,
+    })
+}
+
+/// Mapper g's metrics and the launch's device-wide traffic from the first profiler file among
+/// `--trips` that profiled `entry`.
+pub fn counters(
+    trips: &TripsArgs,
+    entry: &str,
+) -> Result<Option<(gpu::GMetrics, gpu::Traffic)>, String> {
+    let data = trips.load(entry)?;
+    Ok(data
+        .launch(entry, trips.invocation())
+        .map(|l| (gpu::GMetrics::from_launch(l), gpu::Traffic::from_launch(l))))
 }
 
 /// Runs the front end for `source` under the launch, trip and walk options; also returns the
@@ -64,7 +118,7 @@ pub fn run(
         &data.inputs(),
         &opts,
     )
-    .map_err(|e| fail(&source.file, e))?;
+    .map_err(|e| diag::fail(&source.file, e))?;
     for w in &fe.trips.warnings {
         diag::file_error(&source.file, &format!("warning: {}", w.message));
     }
@@ -107,9 +161,4 @@ fn unknown_branch_policy(
     }
     data.unknown_branch(entry, trips.invocation())
         .unwrap_or((walk::UnknownBranch::NotTaken, "default".into()))
-}
-
-fn fail(file: &str, e: impl std::fmt::Display) -> ExitCode {
-    diag::file_error(file, &e.to_string());
-    ExitCode::from(1)
 }

@@ -12,7 +12,7 @@ use std::ops::RangeInclusive;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::args::{LaunchArgs, TripsArgs};
+use super::args::{parse_range, LaunchArgs, TripsArgs};
 use super::front;
 use super::gpu_args::GpuArgs;
 use super::idg::WalkArgs;
@@ -49,47 +49,6 @@ pub struct ModelsArgs {
     plot: Option<PathBuf>,
 }
 
-fn parse_range(s: &str) -> Result<RangeInclusive<u32>, String> {
-    let num = |t: &str| {
-        t.trim()
-            .parse::<u32>()
-            .ok()
-            .filter(|v| *v > 0)
-            .ok_or_else(|| format!("`{t}` in `{s}` is not a positive integer"))
-    };
-    let r = if let Some((a, b)) = s.split_once("..=") {
-        num(a)?..=num(b)?
-    } else if let Some((a, b)) = s.split_once("..") {
-        num(a)?..=num(b)?.saturating_sub(1)
-    } else if let Some((a, b)) = s.split_once('-') {
-        num(a)?..=num(b)?
-    } else {
-        let n = num(s)?;
-        n..=n
-    };
-    if r.is_empty() {
-        return Err(format!("`{s}` is an empty range"));
-    }
-    Ok(r)
-}
-
-fn fail(file: &str, e: impl std::fmt::Display) -> ExitCode {
-    diag::file_error(file, &e.to_string());
-    ExitCode::from(1)
-}
-
-fn load_idgs(args: &ModelsArgs) -> Result<(String, idg::KernelIdgs), ExitCode> {
-    let file = args.file.display().to_string();
-    if args.file.extension().is_some_and(|e| e == "json") {
-        let text = std::fs::read_to_string(&args.file).map_err(|e| fail(&file, e))?;
-        let k = idg::KernelIdgs::from_json(&text).map_err(|e| fail(&file, e))?;
-        return Ok((file, k));
-    }
-    let source = front::load(&args.file, args.kernel.as_deref())?;
-    let (fe, _trip_data) = front::run(&source, &args.launch, &args.trips, &args.walk)?;
-    Ok((file, fe.built.idgs))
-}
-
 pub fn run(args: &ModelsArgs) -> ExitCode {
     match run_inner(args) {
         Ok(()) => ExitCode::SUCCESS,
@@ -100,14 +59,18 @@ pub fn run(args: &ModelsArgs) -> ExitCode {
 fn run_inner(args: &ModelsArgs) -> Result<(), ExitCode> {
     let profile = args.gpu.load()?;
     let config = args.model.config(&profile);
-    let (file, mut idgs) = load_idgs(args)?;
+    let front::LaunchIdgs { file, mut idgs, .. } = front::launch_idgs(
+        &args.file,
+        args.kernel.as_deref(),
+        &args.launch,
+        &args.trips,
+        &args.walk,
+    )?;
     config.prepare_idgs(&mut idgs);
     let counters = if !config.mapper_g {
         None
     } else {
-        let data = args.trips.load(&idgs.kernel).map_err(|e| fail(&file, e))?;
-        data.launch(&idgs.kernel, args.trips.invocation())
-            .map(|l| (gpu::GMetrics::from_launch(l), gpu::Traffic::from_launch(l)))
+        front::counters(&args.trips, &idgs.kernel).map_err(|e| diag::fail(&file, e))?
     };
     let (metrics, traffic) = counters.unzip();
     let (timings, warnings) = gpu::map_kernel(&idgs, &profile, metrics.as_ref());
@@ -126,7 +89,7 @@ fn run_inner(args: &ModelsArgs) -> Result<(), ExitCode> {
             args.occupancy.clone(),
         )
     }
-    .map_err(|e| fail(&file, e))?;
+    .map_err(|e| diag::fail(&file, e))?;
     if args.trips.explain {
         if !args.no_pipeline {
             eprintln!("model: {}", config.describe());
@@ -134,23 +97,9 @@ fn run_inner(args: &ModelsArgs) -> Result<(), ExitCode> {
         eprint!("{}", table.explain());
     }
     if let Some(path) = &args.plot {
-        std::fs::write(path, table.to_svg()).map_err(|e| fail(&path.display().to_string(), e))?;
+        std::fs::write(path, table.to_svg())
+            .map_err(|e| diag::fail(&path.display().to_string(), e))?;
     }
     print!("{}", table.to_csv());
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::parse_range;
-
-    #[test]
-    fn ranges() {
-        assert_eq!(parse_range("1..=64").unwrap(), 1..=64);
-        assert_eq!(parse_range("8..64").unwrap(), 8..=63);
-        assert_eq!(parse_range("8-64").unwrap(), 8..=64);
-        assert_eq!(parse_range("32").unwrap(), 32..=32);
-        assert!(parse_range("0..=4").is_err());
-        assert!(parse_range("9..=4").is_err());
-    }
 }

@@ -12,7 +12,7 @@ use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use super::args::{LaunchArgs, TripsArgs};
+use super::args::{parse_range, LaunchArgs, TripsArgs};
 use super::front;
 use super::gpu_args::GpuArgs;
 use super::idg::WalkArgs;
@@ -75,66 +75,8 @@ pub struct SimulateArgs {
     format: Option<Format>,
 }
 
-/// `A..=B`, `A..B` (exclusive end) or `N`.
-fn parse_range(s: &str) -> Result<RangeInclusive<u32>, String> {
-    let num = |t: &str| {
-        t.trim()
-            .parse::<u32>()
-            .ok()
-            .filter(|v| *v > 0)
-            .ok_or_else(|| format!("`{t}` in `{s}` is not a positive integer"))
-    };
-    let r = if let Some((a, b)) = s.split_once("..=") {
-        num(a)?..=num(b)?
-    } else if let Some((a, b)) = s.split_once("..") {
-        num(a)?..=num(b)?.saturating_sub(1)
-    } else {
-        let n = num(s)?;
-        n..=n
-    };
-    if r.is_empty() {
-        return Err(format!("`{s}` is an empty range"));
-    }
-    Ok(r)
-}
-
-fn fail(file: &str, e: impl std::fmt::Display) -> ExitCode {
-    diag::file_error(file, &e.to_string());
-    ExitCode::from(1)
-}
-
 fn write_out(path: &Path, text: &str) -> Result<(), ExitCode> {
-    std::fs::write(path, text).map_err(|e| fail(&path.display().to_string(), e))
-}
-
-/// The IDGs of the launch: read from JSON, or built from PTX by the front end; with the
-/// static shared memory per block the PTX declares (0 for JSON, which does not record it).
-fn load_idgs(args: &SimulateArgs) -> Result<(String, idg::KernelIdgs, u64), ExitCode> {
-    let file = args.file.display().to_string();
-    if args.file.extension().is_some_and(|e| e == "json") {
-        let text = std::fs::read_to_string(&args.file).map_err(|e| fail(&file, e))?;
-        let k = idg::KernelIdgs::from_json(&text).map_err(|e| fail(&file, e))?;
-        return Ok((file, k, 0));
-    }
-    let source = front::load(&args.file, args.kernel.as_deref())?;
-    let shared = source
-        .module
-        .static_shared_bytes(&source.entry)
-        .unwrap_or(0);
-    let (fe, _trip_data) = front::run(&source, &args.launch, &args.trips, &args.walk)?;
-    Ok((file, fe.built.idgs, shared))
-}
-
-/// Mapper g's metrics and the launch's device-wide traffic from the first profiler file among
-/// `--trips` that profiled `entry`.
-fn metrics(
-    trips: &TripsArgs,
-    entry: &str,
-) -> Result<Option<(gpu::GMetrics, gpu::Traffic)>, String> {
-    let data = trips.load(entry)?;
-    Ok(data
-        .launch(entry, trips.invocation())
-        .map(|l| (gpu::GMetrics::from_launch(l), gpu::Traffic::from_launch(l))))
+    std::fs::write(path, text).map_err(|e| diag::fail(&path.display().to_string(), e))
 }
 
 pub fn run(args: &SimulateArgs) -> ExitCode {
@@ -147,7 +89,17 @@ pub fn run(args: &SimulateArgs) -> ExitCode {
 fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
     let profile = args.gpu.load()?;
     let config = args.model.config(&profile);
-    let (file, mut idgs, static_shared) = load_idgs(args)?;
+    let front::LaunchIdgs {
+        file,
+        mut idgs,
+        static_shared,
+    } = front::launch_idgs(
+        &args.file,
+        args.kernel.as_deref(),
+        &args.launch,
+        &args.trips,
+        &args.walk,
+    )?;
     config.prepare_idgs(&mut idgs);
     if args.trips.explain {
         eprintln!("model: {}", config.describe());
@@ -155,7 +107,7 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
     let counters = if !config.mapper_g {
         None
     } else {
-        metrics(&args.trips, &idgs.kernel).map_err(|e| fail(&file, e))?
+        front::counters(&args.trips, &idgs.kernel).map_err(|e| diag::fail(&file, e))?
     };
     let (metrics, traffic) = counters.unzip();
     // The device-wide limits (bandwidth floor, launch overhead) on a simulated core's result.
@@ -191,15 +143,17 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
             blocks_per_sm: args.blocks_per_sm.as_ref().map(|r| *r.start()),
             ..launch
         };
-        let exec = sim::exec_for_occupancy(&idgs, &profile, &launch).map_err(|e| fail(&file, e))?;
+        let exec =
+            sim::exec_for_occupancy(&idgs, &profile, &launch).map_err(|e| diag::fail(&file, e))?;
         let (mut result, records) = sim::simulate_with_records(&idgs, &costs, &hw, &exec, &opts)
-            .map_err(|e| fail(&file, e))?;
+            .map_err(|e| diag::fail(&file, e))?;
         limit(&mut result);
         if let Some(p) = &args.profile {
             write_out(p, &sim::trace::chrome_trace(&idgs, &hw, &records))?;
         }
         if let Some(p) = &args.profile_svg {
-            let svg = sim::trace::gantt_svg(&idgs, &hw, &records).map_err(|e| fail(&file, e))?;
+            let svg =
+                sim::trace::gantt_svg(&idgs, &hw, &records).map_err(|e| diag::fail(&file, e))?;
             write_out(p, &svg)?;
         }
         if args.plot.is_some() {
@@ -231,7 +185,8 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
         diag::usage("--profile and --profile-svg record one run; drop the sweep range");
         return Err(ExitCode::from(2));
     }
-    let plan = sim::LaunchSweep::new(&idgs, &profile, &launch, axis).map_err(|e| fail(&file, e))?;
+    let plan =
+        sim::LaunchSweep::new(&idgs, &profile, &launch, axis).map_err(|e| diag::fail(&file, e))?;
     if let Some(cut) = &plan.cut {
         diag::file_error(
             &file,
@@ -241,7 +196,7 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
             ),
         );
     }
-    let points = plan.points().map_err(|e| fail(&file, e))?;
+    let points = plan.points().map_err(|e| diag::fail(&file, e))?;
     let bar = std::io::stderr().is_terminal().then(|| {
         let b = indicatif::ProgressBar::new(points as u64);
         b.set_message("simulating");
@@ -256,7 +211,7 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    let mut sweep = sweep.map_err(|e| fail(&file, e))?;
+    let mut sweep = sweep.map_err(|e| diag::fail(&file, e))?;
     config.apply_device_limits_to_sweep(&mut sweep, traffic.as_ref(), &profile);
     if let Some(p) = &args.plot {
         let title = format!("{} on {}", idgs.kernel, profile.name);
@@ -280,19 +235,4 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
         }
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ranges() {
-        assert_eq!(parse_range("1..=64").unwrap(), 1..=64);
-        assert_eq!(parse_range("2..5").unwrap(), 2..=4);
-        assert_eq!(parse_range("8").unwrap(), 8..=8);
-        assert!(parse_range("0..=3").is_err());
-        assert!(parse_range("5..=2").is_err());
-        assert!(parse_range("x").is_err());
-    }
 }
