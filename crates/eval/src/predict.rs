@@ -79,7 +79,16 @@ pub fn ablations(base: &Variant) -> Vec<(String, String, Variant)> {
         };
         push(name, format!("{} issue", v.issue_text()), v);
     }
-    let flips: [Flip; 5] = [
+    let flips: [Flip; 6] = [
+        (
+            base.latch_blocks,
+            ["no-latch-blocks", "latch-blocks"],
+            [
+                "loop latches do not end compiled blocks",
+                "loop latches end compiled blocks",
+            ],
+            |v| v.latch_blocks = !v.latch_blocks,
+        ),
         (
             base.posted_stores,
             ["wait-stores", "posted-stores"],

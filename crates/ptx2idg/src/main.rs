@@ -143,6 +143,13 @@ mod tests {
             }
         );
         assert_eq!(
+            config("--no-latch-blocks"),
+            sim::ModelConfig {
+                latch_blocks: false,
+                ..base
+            }
+        );
+        assert_eq!(
             config("--no-dispatch"),
             sim::ModelConfig {
                 dispatch: false,

@@ -193,6 +193,11 @@ pub struct SimOptions {
     /// either way; off is for measuring the engine itself. Ignored while recording.
     #[serde(default = "yes")]
     pub fast_forward: bool,
+    /// Under scheduled issue, a loop latch (a branch after which the path goes back to an
+    /// earlier PTX line) ends the compiled block like a slow-path instruction: ptxas does not
+    /// software-pipeline loops. Off: latches are soft like forward branches.
+    #[serde(default = "yes")]
+    pub latch_blocks: bool,
 }
 
 fn yes() -> bool {
@@ -210,6 +215,7 @@ impl Default for SimOptions {
             record: false,
             posted_stores: true,
             fast_forward: true,
+            latch_blocks: true,
         }
     }
 }

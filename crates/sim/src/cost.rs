@@ -75,11 +75,14 @@ pub(crate) fn prepare(
     warps_per_group: u32,
     lambda_scale: u64,
     posted_stores: bool,
+    latch_blocks: bool,
 ) -> Vec<Prepared> {
     let mut heads = vec![false; idg.nodes.len()];
     mark_loop_heads(&idg.body, &mut heads);
     let mut back_edges = vec![false; idg.nodes.len()];
-    mark_back_edges(idg, &idg.body, None, &mut back_edges);
+    if latch_blocks {
+        mark_back_edges(idg, &idg.body, None, &mut back_edges);
+    }
     idg.nodes
         .iter()
         .zip(costs)

@@ -237,6 +237,7 @@ pub(crate) fn prepare_all(
                 exec.warps_per_group,
                 n_parts as u64,
                 opts.posted_stores,
+                opts.latch_blocks,
             )
         })
         .collect();

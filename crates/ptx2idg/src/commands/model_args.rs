@@ -57,6 +57,10 @@ pub struct ModelArgs {
     /// Stores complete when they reach memory (issue + Λ) instead of being posted.
     #[arg(long)]
     pub wait_stores: bool,
+    /// Loop latches do not end the compiled blocks of scheduled issue: the next iteration's
+    /// loads may issue past a stalled instruction of this one.
+    #[arg(long)]
+    pub no_latch_blocks: bool,
     /// Ignore the profile's block dispatch latency and interval.
     #[arg(long)]
     pub no_dispatch: bool,
@@ -97,6 +101,7 @@ impl ModelArgs {
             window: self.window.unwrap_or(base.window),
             barriers: !self.no_barriers,
             posted_stores: !self.wait_stores,
+            latch_blocks: !self.no_latch_blocks,
             dispatch: !self.no_dispatch,
             bandwidth_floor: !self.no_bandwidth_floor,
             launch_overhead: !self.no_launch_overhead,
