@@ -262,6 +262,8 @@ impl Backend for GpuBackend {
 pub struct Graphs {
     pub idgs: KernelIdgs,
     pub notes: Vec<String>,
+    /// The walk's divergent branch executions per warp of each class.
+    pub divergent: Vec<u64>,
 }
 
 /// PTX -> IR -> trip counts -> IDGs for the launch of `case`.
@@ -332,7 +334,11 @@ pub fn build_graphs(case: &KernelCase, config: &Variant) -> Result<Graphs, EvalE
     }
     let mut idgs = built.idgs;
     config.prepare_idgs(&mut idgs);
-    Ok(Graphs { idgs, notes })
+    Ok(Graphs {
+        idgs,
+        notes,
+        divergent: built.divergent_branches,
+    })
 }
 
 /// The Pipeline simulation plus the backend's analytical models.

@@ -93,6 +93,10 @@ pub struct Built {
     /// PTX lines of branches whose condition was unknown for some lane, with the assumption
     /// applied (deduplicated, ascending).
     pub unknown_branches: Vec<u32>,
+    /// Per warp class (indexed like `idgs.classes`): dynamic executions of a branch whose
+    /// lanes split, for one warp of the class (the walk of its first warp). A side table
+    /// rather than an IDG field: it describes the path, not the graph the simulator runs.
+    pub divergent_branches: Vec<u64>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -133,12 +137,14 @@ pub fn build(
     let mut classes: Vec<WarpClass> = Vec::new();
     let mut by_hash: HashMap<u64, Vec<usize>> = HashMap::new();
     let mut unknown = Vec::new();
+    let mut divergent: Vec<u64> = Vec::new();
     for &g in &groups {
         let ctaid = launch.ctaid_of(g);
         for w in 0..warps_per_group {
             let warp = WarpState::new(kernel, launch, ctaid, w);
-            let (idg, unk) = warp::WarpWalk::new(kernel, an, trips, opts, warp).run()?;
-            unknown.extend(unk);
+            let out = warp::WarpWalk::new(kernel, an, trips, opts, warp).run()?;
+            unknown.extend(out.unknown_branches);
+            let idg = out.idg;
             let global = g * u64::from(warps_per_group) + u64::from(w);
             let h = fingerprint(&idg);
             let slot = by_hash.entry(h).or_default();
@@ -146,6 +152,7 @@ pub fn build(
                 Some(&c) => classes[c].warps.push(global),
                 None => {
                     slot.push(classes.len());
+                    divergent.push(out.divergent_branches);
                     classes.push(WarpClass {
                         warps: vec![global],
                         idg,
@@ -167,6 +174,7 @@ pub fn build(
             classes,
         },
         unknown_branches: unknown,
+        divergent_branches: divergent,
     })
 }
 

@@ -58,6 +58,20 @@ pub(crate) struct WarpWalk<'a, 'l> {
     stepped_left: u64,
     /// Unknown conditions met on this warp's path (for `--explain`).
     pub(crate) unknown_branches: Vec<u32>,
+    /// Dynamic executions of this warp's branches whose lanes split (both sides run), the
+    /// IDG's counterpart of the profiler's divergent branches.
+    divergent: u64,
+    /// How many times the code being walked runs: the product of the counts of the template
+    /// repeats (walked once for all their iterations) around it.
+    runs: u64,
+}
+
+/// What one warp's walk produced: its IDG, the PTX lines of the unknown conditions it met and
+/// its dynamic count of divergent branches.
+pub(crate) struct WarpOutcome {
+    pub idg: idg::Idg,
+    pub unknown_branches: Vec<u32>,
+    pub divergent_branches: u64,
 }
 
 /// Where a sub-walk ended.
@@ -93,14 +107,20 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             visit_limit: VISIT_FACTOR * (kernel.blocks.len() + 8),
             stepped_left: STEPPED_ITERATIONS,
             unknown_branches: Vec::new(),
+            divergent: 0,
+            runs: 1,
         }
     }
 
-    pub(crate) fn run(mut self) -> Result<(idg::Idg, Vec<u32>), WalkError> {
+    pub(crate) fn run(mut self) -> Result<WarpOutcome, WalkError> {
         let mask = self.warp.full_mask();
         self.walk(self.kernel.cfg.entry(), mask, &[])?;
         let idg = self.b.finish().map_err(WalkError::Idg)?;
-        Ok((idg, self.unknown_branches))
+        Ok(WarpOutcome {
+            idg,
+            unknown_branches: self.unknown_branches,
+            divergent_branches: self.divergent,
+        })
     }
 
     /// Walks from `start` with `mask` until a block in `stops` is reached or the lanes exit.
@@ -237,6 +257,9 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
         if let [(t, m)] = live.as_slice() {
             return Ok(Some((*t, *m)));
         }
+        if live.len() > 1 {
+            self.divergent = self.divergent.saturating_add(self.runs);
+        }
         let ipdom = self.an.pdom.ipdom(from);
         let mut reconv: Vec<BlockId> = stops.to_vec();
         reconv.extend(ipdom);
@@ -307,7 +330,11 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             let (walks, per_walk) = if stepped { (n, 1) } else { (1, n) };
             for _ in 0..walks {
                 self.b.begin_repeat(id, per_walk);
-                let end = self.walk(header, lanes, &[header])?;
+                let outer = self.runs;
+                self.runs = outer.saturating_mul(per_walk);
+                let end = self.walk(header, lanes, &[header]);
+                self.runs = outer;
+                let end = end?;
                 if stepped {
                     self.b.end_repeat_folding()
                 } else {

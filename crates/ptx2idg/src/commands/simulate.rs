@@ -107,14 +107,28 @@ fn write_out(path: &Path, text: &str) -> Result<(), ExitCode> {
     std::fs::write(path, text).map_err(|e| fail(&path.display().to_string(), e))
 }
 
-/// The IDGs of the launch: read from JSON, or built from PTX by the front end; with the
-/// static shared memory per block the PTX declares (0 for JSON, which does not record it).
-fn load_idgs(args: &SimulateArgs) -> Result<(String, idg::KernelIdgs, u64), ExitCode> {
+/// The IDGs of a launch and what else the front end knows about them.
+struct Loaded {
+    file: String,
+    idgs: idg::KernelIdgs,
+    /// Static shared memory per block the PTX declares (0 for JSON, which does not record it).
+    static_shared: u64,
+    /// The walk's divergent branches per warp class (`None` for JSON).
+    divergent: Option<Vec<u64>>,
+}
+
+/// The IDGs of the launch: read from JSON, or built from PTX by the front end.
+fn load_idgs(args: &SimulateArgs) -> Result<Loaded, ExitCode> {
     let file = args.file.display().to_string();
     if args.file.extension().is_some_and(|e| e == "json") {
         let text = std::fs::read_to_string(&args.file).map_err(|e| fail(&file, e))?;
-        let k = idg::KernelIdgs::from_json(&text).map_err(|e| fail(&file, e))?;
-        return Ok((file, k, 0));
+        let idgs = idg::KernelIdgs::from_json(&text).map_err(|e| fail(&file, e))?;
+        return Ok(Loaded {
+            file,
+            idgs,
+            static_shared: 0,
+            divergent: None,
+        });
     }
     let source = front::load(&args.file, args.kernel.as_deref())?;
     let shared = source
@@ -122,7 +136,12 @@ fn load_idgs(args: &SimulateArgs) -> Result<(String, idg::KernelIdgs, u64), Exit
         .static_shared_bytes(&source.entry)
         .unwrap_or(0);
     let (fe, _trip_data) = front::run(&source, &args.launch, &args.trips, &args.walk)?;
-    Ok((file, fe.built.idgs, shared))
+    Ok(Loaded {
+        file,
+        idgs: fe.built.idgs,
+        static_shared: shared,
+        divergent: Some(fe.built.divergent_branches),
+    })
 }
 
 /// Mapper g's metrics and the launch's device-wide traffic from the first profiler file among
@@ -137,6 +156,24 @@ fn metrics(
         .map(|l| (gpu::GMetrics::from_launch(l), gpu::Traffic::from_launch(l))))
 }
 
+/// `--explain` with a profiler file among `--trips`: the IDGs' counters per warp beside the
+/// profiled launch's (`gpu::counters`), with a warning per counter that disagrees.
+fn explain_counters(
+    args: &SimulateArgs,
+    idgs: &idg::KernelIdgs,
+    divergent: Option<&[u64]>,
+    profile: &gpu::GpuProfile,
+) -> Result<(), String> {
+    let data = args.trips.load(&idgs.kernel)?;
+    let Some(launch) = data.launch(&idgs.kernel, args.trips.invocation()) else {
+        return Ok(());
+    };
+    if let Some(rows) = gpu::counters::compare(idgs, divergent, &profile.sass_expansion, launch) {
+        eprint!("{}", gpu::counters::explain(&rows));
+    }
+    Ok(())
+}
+
 pub fn run(args: &SimulateArgs) -> ExitCode {
     match run_inner(args) {
         Ok(()) => ExitCode::SUCCESS,
@@ -147,10 +184,17 @@ pub fn run(args: &SimulateArgs) -> ExitCode {
 fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
     let profile = args.gpu.load()?;
     let config = args.model.config(&profile);
-    let (file, mut idgs, static_shared) = load_idgs(args)?;
+    let Loaded {
+        file,
+        mut idgs,
+        static_shared,
+        divergent,
+    } = load_idgs(args)?;
     config.prepare_idgs(&mut idgs);
     if args.trips.explain {
         eprintln!("model: {}", config.describe());
+        explain_counters(args, &idgs, divergent.as_deref(), &profile)
+            .map_err(|e| fail(&file, e))?;
     }
     let counters = if !config.mapper_g {
         None
