@@ -285,14 +285,14 @@ pub fn build_graphs(case: &KernelCase, config: &Variant) -> Result<Graphs, EvalE
     .bind(&kernel)
     .map_err(|e| kerr("binding the launch", e.to_string()))?;
     let top = case.max_point();
-    let evidence = top.ncu.warp_insts_per_warp().map(|w| ir::ProfileEvidence {
-        file: format!(
+    let evidence = walk::evidence(
+        &top.ncu,
+        &format!(
             "{} (launch {})",
             case.spec.ncu,
             top.ncu.id.as_deref().unwrap_or("?")
         ),
-        warp_insts_per_warp: w,
-    });
+    );
     let trips = ir::resolve_trips(
         &kernel,
         &an,

@@ -18,7 +18,7 @@ use idg::{KernelIdgs, WarpClass, SCHEMA_VERSION};
 use ir::{Analysis, BoundLaunch, Kernel, Trips, WarpState};
 
 pub use front::{front_end, FrontEnd, FrontError};
-pub use inputs::{trip_data, InputsError, TripData};
+pub use inputs::{evidence, trip_data, InputsError, TripData};
 pub use pattern::analyse as analyse_addresses;
 
 /// What to assume for a branch whose condition depends on data the launch does not decide.
