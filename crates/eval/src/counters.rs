@@ -26,7 +26,7 @@ pub fn suite_counters(
         .kernels
         .par_iter()
         .map(|case| {
-            let rows = build_graphs(case, config)
+            let rows = build_graphs(case, config, expansion)
                 .map_err(|e| e.to_string())
                 .and_then(|g| {
                     compare(

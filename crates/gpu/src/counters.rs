@@ -5,168 +5,45 @@
 //!
 //! This is a diagnostic: a counter that disagrees says the IDG walked another path than the
 //! hardware (a trip count, a branch direction, a compiler transformation). It changes no
-//! prediction. Owns the counter set and the comparison; the walk supplies the divergent
-//! branch counts (they describe the path, not the graph), the CLI and the evaluation render.
+//! prediction. Owns the SASS conversion and the comparison; the counts are `idg::counts`' (the
+//! walk supplies the divergent branch counts: they describe the path, not the graph), the
+//! CLI and the evaluation render.
 
-use idg::{Category, Idg, Item, KernelIdgs, MemSpace};
+use idg::KernelIdgs;
 use profile::{Launch, Quantity};
 use serde::Serialize;
 
 use crate::SassExpansion;
 
-/// A counter the IDG predicts and profilers measure.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Counter {
-    /// Warp instructions.
-    Instructions,
-    /// Thread instructions: each warp instruction counts its active lanes.
-    ThreadInstructions,
-    /// Global load instructions (`ld.global` / `LDG`; one request each).
-    GlobalLoads,
-    /// Global store instructions (`st.global` / `STG`).
-    GlobalStores,
-    /// Shared-memory load instructions (`ld.shared`, `ldmatrix` / `LDS`, `LDSM`).
-    SharedLoads,
-    /// Shared-memory store instructions (`st.shared` / `STS`).
-    SharedStores,
-    /// Control-flow instructions.
-    Branches,
-    /// Branch executions whose lanes split.
-    DivergentBranches,
-}
+pub use idg::counts::{idg_counts, kernel_counts, Counter, Counts};
 
-impl Counter {
-    pub const ALL: [Counter; 8] = [
-        Counter::Instructions,
-        Counter::ThreadInstructions,
-        Counter::GlobalLoads,
-        Counter::GlobalStores,
-        Counter::SharedLoads,
-        Counter::SharedStores,
-        Counter::Branches,
-        Counter::DivergentBranches,
-    ];
-
-    /// The name printed in tables and CSV.
-    pub fn name(self) -> &'static str {
-        match self {
-            Counter::Instructions => "instructions",
-            Counter::ThreadInstructions => "thread_instructions",
-            Counter::GlobalLoads => "global_loads",
-            Counter::GlobalStores => "global_stores",
-            Counter::SharedLoads => "shared_loads",
-            Counter::SharedStores => "shared_stores",
-            Counter::Branches => "branches",
-            Counter::DivergentBranches => "divergent_branches",
-        }
-    }
-
-    /// The profiler quantity measuring it (all launches, divided by the warps launched).
-    pub fn quantity(self) -> Quantity {
-        match self {
-            Counter::Instructions => Quantity::WarpInstsExecuted,
-            Counter::ThreadInstructions => Quantity::ThreadInstsExecuted,
-            Counter::GlobalLoads => Quantity::GlobalLoadRequests,
-            Counter::GlobalStores => Quantity::GlobalStoreRequests,
-            Counter::SharedLoads => Quantity::SharedLoadInsts,
-            Counter::SharedStores => Quantity::SharedStoreInsts,
-            Counter::Branches => Quantity::Branches,
-            Counter::DivergentBranches => Quantity::DivergentBranches,
-        }
-    }
-
-    /// SASS per PTX instruction of this counter. Divergent branches keep their PTX count:
-    /// the static branch factor counts branches ptxas adds around subroutines and loop
-    /// copies, which do not split warps; a data-dependent branch stays one branch.
-    pub fn factor(self, e: &SassExpansion) -> f64 {
-        match self {
-            Counter::Instructions | Counter::ThreadInstructions => e.inst,
-            Counter::GlobalLoads => e.global_ld,
-            Counter::GlobalStores => e.global_st,
-            Counter::SharedLoads => e.shared_ld,
-            Counter::SharedStores => e.shared_st,
-            Counter::Branches => e.branch,
-            Counter::DivergentBranches => 1.0,
-        }
+/// The profiler quantity measuring it (all launches, divided by the warps launched).
+pub fn quantity(c: Counter) -> Quantity {
+    match c {
+        Counter::Instructions => Quantity::WarpInstsExecuted,
+        Counter::ThreadInstructions => Quantity::ThreadInstsExecuted,
+        Counter::GlobalLoads => Quantity::GlobalLoadRequests,
+        Counter::GlobalStores => Quantity::GlobalStoreRequests,
+        Counter::SharedLoads => Quantity::SharedLoadInsts,
+        Counter::SharedStores => Quantity::SharedStoreInsts,
+        Counter::Branches => Quantity::Branches,
+        Counter::DivergentBranches => Quantity::DivergentBranches,
     }
 }
 
-/// Per-warp PTX counts of one IDG (or a warp-weighted mean over classes), by [`Counter`]
-/// in [`Counter::ALL`] order.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
-pub struct Counts(pub [f64; 8]);
-
-impl Counts {
-    pub fn get(&self, c: Counter) -> f64 {
-        self.0[c as usize]
+/// SASS per PTX instruction of this counter. Divergent branches keep their PTX count:
+/// the static branch factor counts branches ptxas adds around subroutines and loop
+/// copies, which do not split warps; a data-dependent branch stays one branch.
+pub fn factor(c: Counter, e: &SassExpansion) -> f64 {
+    match c {
+        Counter::Instructions | Counter::ThreadInstructions => e.inst,
+        Counter::GlobalLoads => e.global_ld,
+        Counter::GlobalStores => e.global_st,
+        Counter::SharedLoads => e.shared_ld,
+        Counter::SharedStores => e.shared_st,
+        Counter::Branches => e.branch,
+        Counter::DivergentBranches => 1.0,
     }
-
-    fn add(&mut self, c: Counter, v: f64) {
-        self.0[c as usize] += v;
-    }
-}
-
-/// The dynamic PTX counts of one warp running `idg`; `divergent` is its count of divergent
-/// branch executions (from the walk).
-pub fn idg_counts(idg: &Idg, divergent: u64) -> Counts {
-    fn items(idg: &Idg, list: &[Item], runs: f64, out: &mut Counts) {
-        for item in list {
-            match item {
-                Item::Repeat(r) => items(idg, &r.body, runs * r.count as f64, out),
-                Item::Node(id) => {
-                    let n = idg.node(*id);
-                    out.add(Counter::Instructions, runs);
-                    out.add(
-                        Counter::ThreadInstructions,
-                        runs * f64::from(n.active_lanes),
-                    );
-                    if n.category == Category::Control {
-                        out.add(Counter::Branches, runs);
-                    }
-                    let Some(m) = n.mem else { continue };
-                    if m.atomic {
-                        continue;
-                    }
-                    let c = match (m.space, m.store) {
-                        (MemSpace::Global, false) => Counter::GlobalLoads,
-                        (MemSpace::Global, true) => Counter::GlobalStores,
-                        (MemSpace::Shared, false) => Counter::SharedLoads,
-                        (MemSpace::Shared, true) => Counter::SharedStores,
-                        _ => continue,
-                    };
-                    out.add(c, runs);
-                }
-            }
-        }
-    }
-    let mut out = Counts::default();
-    items(idg, &idg.body, 1.0, &mut out);
-    out.add(Counter::DivergentBranches, divergent as f64);
-    out
-}
-
-/// Per-warp PTX counts of a launch: the mean over the walked warps, each class weighted by
-/// its warps. `divergent` is the walk's per-class count (`walk::Built::divergent_branches`),
-/// `None` when unknown (IDGs read from JSON): divergent branches are then not predicted.
-pub fn kernel_counts(idgs: &KernelIdgs, divergent: Option<&[u64]>) -> Counts {
-    let mut sum = Counts::default();
-    let mut warps = 0.0;
-    for (i, class) in idgs.classes.iter().enumerate() {
-        let d = divergent.and_then(|d| d.get(i)).copied().unwrap_or(0);
-        let c = idg_counts(&class.idg, d);
-        let w = class.warps.len() as f64;
-        for (s, v) in sum.0.iter_mut().zip(c.0) {
-            *s += w * v;
-        }
-        warps += w;
-    }
-    if warps > 0.0 {
-        for s in &mut sum.0 {
-            *s /= warps;
-        }
-    }
-    sum
 }
 
 /// One counter, predicted against measured, per warp.
@@ -175,7 +52,7 @@ pub struct CounterRow {
     pub counter: Counter,
     /// The IDG's PTX count per warp.
     pub ptx: f64,
-    /// SASS per PTX instruction applied ([`Counter::factor`]).
+    /// SASS per PTX instruction applied ([`factor`]).
     pub factor: f64,
     /// `ptx * factor`: the predicted SASS count per warp; `None` when not predicted.
     pub predicted: Option<f64>,
@@ -233,8 +110,8 @@ pub fn compare(
         Counter::ALL
             .iter()
             .map(|&c| {
-                let measured = launch.quantity(c.quantity());
-                let factor = c.factor(expansion);
+                let measured = launch.quantity(quantity(c));
+                let factor = factor(c, expansion);
                 let predicted = (c != Counter::DivergentBranches || divergent.is_some())
                     .then(|| counts.get(c) * factor);
                 CounterRow {

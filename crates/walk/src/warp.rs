@@ -42,6 +42,8 @@ pub(crate) struct WarpWalk<'a, 'l> {
     an: &'a Analysis,
     trips: &'a Trips,
     opts: &'a Options,
+    /// The assumption for this warp's branches on unknown data.
+    policy: UnknownBranch,
     warp: WarpState<'l>,
     b: IdgBuilder,
     /// The IDG loop id of each ir loop, created on first entry.
@@ -86,6 +88,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
         an: &'a Analysis,
         trips: &'a Trips,
         opts: &'a Options,
+        policy: UnknownBranch,
         warp: WarpState<'l>,
     ) -> Self {
         let mut b = IdgBuilder::new();
@@ -96,6 +99,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             an,
             trips,
             opts,
+            policy,
             warp,
             b,
             loop_ids: HashMap::new(),
@@ -164,7 +168,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
                     let (mut t, mut n) = (m.taken, m.not_taken);
                     if m.unknown != 0 {
                         self.unknown_branches.push(self.kernel.block_line(b));
-                        match self.opts.unknown_branch {
+                        match self.policy {
                             UnknownBranch::Taken => t |= m.unknown,
                             UnknownBranch::NotTaken => n |= m.unknown,
                             UnknownBranch::Both => {

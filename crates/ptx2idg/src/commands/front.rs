@@ -37,12 +37,16 @@ pub fn load(path: &Path, query: Option<&str>) -> Result<Source, ExitCode> {
 }
 
 /// Runs the front end for `source` under the launch, trip and walk options; also returns the
-/// parsed `--trips` inputs, whose profiler metrics mapper g reads.
+/// parsed `--trips` inputs, whose profiler metrics mapper g reads. With `fit` (the GPU
+/// profile's SASS factors, under `--fit-branches`), a profiled launch and no
+/// `--unknown-branch`, branches on unknown data are shared among warps as the counters support
+/// (`walk::profile_consistent`).
 pub fn run(
     source: &Source,
     launch: &LaunchArgs,
     trips: &TripsArgs,
     walk_args: &WalkArgs,
+    fit: Option<&gpu::SassExpansion>,
 ) -> Result<(walk::FrontEnd, TripData), ExitCode> {
     let kernels: Vec<&str> = source.module.kernels().map(|f| f.name.as_str()).collect();
     let data = trips.load_checked(&source.entry, &kernels).map_err(|e| {
@@ -57,12 +61,19 @@ pub fn run(
         unknown_branch: unknown,
         ..walk_args.options()
     };
-    let fe = walk::front_end(
+    let measured = match (walk_args.unknown_branch, fit) {
+        (None, Some(sass)) => data
+            .launch(&source.entry, trips.invocation())
+            .map(|l| (l, sass.inst)),
+        _ => None,
+    };
+    let (fe, choice) = walk::front_end_fitted(
         &source.module,
         &source.entry,
         &launch.launch(),
         &data.inputs(),
         &opts,
+        measured,
     )
     .map_err(|e| fail(&source.file, e))?;
     for w in &fe.trips.warnings {
@@ -80,15 +91,22 @@ pub fn run(
                 .iter()
                 .map(u32::to_string)
                 .collect();
-            eprintln!(
-                "branches on data the launch does not decide (PTX lines {}): assumed {} ({why})",
-                lines.join(", "),
-                match unknown {
-                    walk::UnknownBranch::Taken => "taken",
-                    walk::UnknownBranch::NotTaken => "not taken",
-                    walk::UnknownBranch::Both => "both sides (divergent)",
-                }
-            );
+            match &choice {
+                Some(c) => eprintln!(
+                    "branches on data the launch does not decide (PTX lines {}): {}",
+                    lines.join(", "),
+                    c.describe()
+                ),
+                None => eprintln!(
+                    "branches on data the launch does not decide (PTX lines {}): assumed {} ({why})",
+                    lines.join(", "),
+                    match unknown {
+                        walk::UnknownBranch::Taken => "taken",
+                        walk::UnknownBranch::NotTaken => "not taken",
+                        walk::UnknownBranch::Both => "both sides (divergent)",
+                    }
+                ),
+            }
         }
     }
     Ok((fe, data))

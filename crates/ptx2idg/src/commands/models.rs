@@ -78,7 +78,10 @@ fn fail(file: &str, e: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(1)
 }
 
-fn load_idgs(args: &ModelsArgs) -> Result<(String, idg::KernelIdgs), ExitCode> {
+fn load_idgs(
+    args: &ModelsArgs,
+    profile: &gpu::GpuProfile,
+) -> Result<(String, idg::KernelIdgs), ExitCode> {
     let file = args.file.display().to_string();
     if args.file.extension().is_some_and(|e| e == "json") {
         let text = std::fs::read_to_string(&args.file).map_err(|e| fail(&file, e))?;
@@ -86,7 +89,16 @@ fn load_idgs(args: &ModelsArgs) -> Result<(String, idg::KernelIdgs), ExitCode> {
         return Ok((file, k));
     }
     let source = front::load(&args.file, args.kernel.as_deref())?;
-    let (fe, _trip_data) = front::run(&source, &args.launch, &args.trips, &args.walk)?;
+    let (fe, _trip_data) = front::run(
+        &source,
+        &args.launch,
+        &args.trips,
+        &args.walk,
+        args.model
+            .config(profile)
+            .fit_branches
+            .then_some(&profile.sass_expansion),
+    )?;
     Ok((file, fe.built.idgs))
 }
 
@@ -100,7 +112,7 @@ pub fn run(args: &ModelsArgs) -> ExitCode {
 fn run_inner(args: &ModelsArgs) -> Result<(), ExitCode> {
     let profile = args.gpu.load()?;
     let config = args.model.config(&profile);
-    let (file, mut idgs) = load_idgs(args)?;
+    let (file, mut idgs) = load_idgs(args, &profile)?;
     config.prepare_idgs(&mut idgs);
     let counters = if !config.mapper_g {
         None

@@ -118,7 +118,7 @@ struct Loaded {
 }
 
 /// The IDGs of the launch: read from JSON, or built from PTX by the front end.
-fn load_idgs(args: &SimulateArgs) -> Result<Loaded, ExitCode> {
+fn load_idgs(args: &SimulateArgs, profile: &gpu::GpuProfile) -> Result<Loaded, ExitCode> {
     let file = args.file.display().to_string();
     if args.file.extension().is_some_and(|e| e == "json") {
         let text = std::fs::read_to_string(&args.file).map_err(|e| fail(&file, e))?;
@@ -135,7 +135,16 @@ fn load_idgs(args: &SimulateArgs) -> Result<Loaded, ExitCode> {
         .module
         .static_shared_bytes(&source.entry)
         .unwrap_or(0);
-    let (fe, _trip_data) = front::run(&source, &args.launch, &args.trips, &args.walk)?;
+    let (fe, _trip_data) = front::run(
+        &source,
+        &args.launch,
+        &args.trips,
+        &args.walk,
+        args.model
+            .config(profile)
+            .fit_branches
+            .then_some(&profile.sass_expansion),
+    )?;
     Ok(Loaded {
         file,
         idgs: fe.built.idgs,
@@ -189,7 +198,7 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
         mut idgs,
         static_shared,
         divergent,
-    } = load_idgs(args)?;
+    } = load_idgs(args, &profile)?;
     config.prepare_idgs(&mut idgs);
     if args.trips.explain {
         eprintln!("model: {}", config.describe());
