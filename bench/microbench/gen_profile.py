@@ -396,6 +396,8 @@ def main():
                     help="raw CSV of `mb launch` (block dispatch)")
     ap.add_argument("--bandwidth-raw", default=os.path.join(HERE, "data", "h100_bandwidth_raw.csv"),
                     help="raw CSV of `mbw` (device bandwidth, launch overhead)")
+    ap.add_argument("--sass-expansion", default=os.path.join(ROOT, "bench", "sass", "h100_expansion.toml"),
+                    help="[sass_expansion] table written by bench/sass/expansion.py, copied verbatim")
     ap.add_argument("--out", default=os.path.join(ROOT, "crates", "gpu", "profiles", "hopper-h100.toml"))
     a = ap.parse_args()
     raw = Raw(a.raw)
@@ -531,6 +533,10 @@ def main():
     for lvl in ("dram", "l2", "l1", "shared", "local", "constant"):
         lam, L, how = memory[lvl]
         w(f"{lvl:8s} = {{ lambda = {fmt(lam)}, latency = {fmt(L)} }}  # {how}")
+    if os.path.exists(a.sass_expansion):
+        w("")
+        with open(a.sass_expansion) as f:
+            o.extend(f.read().rstrip("\n").splitlines())
     text = "\n".join(o).rstrip("\n") + "\n"
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
     with open(a.out, "w") as f:

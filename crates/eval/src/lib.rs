@@ -4,7 +4,8 @@
 //! Pipeline: [`suite::load`] reads the manifest, timings, ncu counters and clock; a
 //! [`Predictor`] gives every model's WPC at each measured occupancy point; [`evaluate`] turns
 //! the measured times into WPC and scores each curve with MAPE and MAPE_shape
-//! ([`metrics`]); [`report`] renders the tables (Markdown, the stable CSV), [`svg`] the
+//! ([`metrics`]); [`counters`] lists each kernel's IDG counters beside the measured ones;
+//! [`report`] renders the tables (Markdown, the stable CSV), [`svg`] the
 //! normalized curves and [`docs`] the results page.
 //!
 //! Measured throughput, defined once here and used everywhere: one SM runs
@@ -14,6 +15,7 @@
 //!
 //! Library code never prints; every failure is an [`EvalError`] naming its file or kernel.
 
+pub mod counters;
 pub mod docs;
 pub mod metrics;
 pub mod model;

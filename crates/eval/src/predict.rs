@@ -79,7 +79,7 @@ pub fn ablations(base: &Variant) -> Vec<(String, String, Variant)> {
         };
         push(name, format!("{} issue", v.issue_text()), v);
     }
-    let flips: [Flip; 6] = [
+    let flips: [Flip; 7] = [
         (
             base.latch_blocks,
             ["no-latch-blocks", "latch-blocks"],
@@ -124,6 +124,15 @@ pub fn ablations(base: &Variant) -> Vec<(String, String, Variant)> {
             ["no-launch-overhead", "launch-overhead"],
             ["launch overhead not added", "launch overhead added"],
             |v| v.launch_overhead = !v.launch_overhead,
+        ),
+        (
+            base.fit_branches,
+            ["no-fit-branches", "fit-branches"],
+            [
+                "branches on unknown data from the divergent-branch count",
+                "branches on unknown data fitted to the counters (a mix of warp classes)",
+            ],
+            |v| v.fit_branches = !v.fit_branches,
         ),
     ];
     for (on, names, whats, flip) in flips {
@@ -181,6 +190,13 @@ pub trait Backend: Sync {
         core_us
     }
 
+    /// SASS per PTX instruction by class, converting the IDGs' counts to the profiler's when
+    /// branch assumptions are fitted to the counters (`walk::profile_consistent`). A backend
+    /// without a GPU profile (tests) counts PTX.
+    fn sass_expansion(&self) -> gpu::SassExpansion {
+        gpu::SassExpansion::default()
+    }
+
     /// Analytical models this backend evaluates, in [`Model::ALL`] order.
     fn analytical_models(&self) -> Vec<Model>;
 
@@ -234,6 +250,10 @@ impl Backend for GpuBackend {
         config.device_time_us(core_us, traffic.as_ref(), &self.profile)
     }
 
+    fn sass_expansion(&self) -> gpu::SassExpansion {
+        self.profile.sass_expansion
+    }
+
     fn analytical_models(&self) -> Vec<Model> {
         ANALYTICAL.iter().map(|(m, _)| *m).collect()
     }
@@ -271,10 +291,18 @@ impl Backend for GpuBackend {
 pub struct Graphs {
     pub idgs: KernelIdgs,
     pub notes: Vec<String>,
+    /// The walk's divergent branch executions per warp of each class.
+    pub divergent: Vec<u64>,
 }
 
-/// PTX -> IR -> trip counts -> IDGs for the launch of `case`.
-pub fn build_graphs(case: &KernelCase, config: &Variant) -> Result<Graphs, EvalError> {
+/// PTX -> IR -> trip counts -> IDGs for the launch of `case`; with `config.fit_branches`,
+/// branches on unknown data are fitted to the ncu counters, `expansion` converting the IDGs'
+/// PTX counts to SASS.
+pub fn build_graphs(
+    case: &KernelCase,
+    config: &Variant,
+    expansion: &gpu::SassExpansion,
+) -> Result<Graphs, EvalError> {
     let kerr = |stage: &str, e: String| EvalError::Kernel {
         kernel: case.spec.id.clone(),
         message: format!("{stage}: {e}"),
@@ -292,14 +320,14 @@ pub fn build_graphs(case: &KernelCase, config: &Variant) -> Result<Graphs, EvalE
     .bind(&kernel)
     .map_err(|e| kerr("binding the launch", e.to_string()))?;
     let top = case.max_point();
-    let evidence = top.ncu.warp_insts_per_warp().map(|w| ir::ProfileEvidence {
-        file: format!(
+    let evidence = walk::evidence(
+        &top.ncu,
+        &format!(
             "{} (launch {})",
             case.spec.ncu,
             top.ncu.id.as_deref().unwrap_or("?")
         ),
-        warp_insts_per_warp: w,
-    });
+    );
     let trips = ir::resolve_trips(
         &kernel,
         &an,
@@ -319,29 +347,51 @@ pub fn build_graphs(case: &KernelCase, config: &Variant) -> Result<Graphs, EvalE
         unknown_branch: walk::UnknownBranch::from_divergent_branches(divergent),
         ..walk::Options::default()
     };
-    let built = walk::build(&kernel, &an, &launch, &trips, &opts)
-        .map_err(|e| kerr("walk", e.to_string()))?;
+    let (built, choice) = if config.fit_branches {
+        walk::profile_consistent(
+            &kernel,
+            &an,
+            &launch,
+            &trips,
+            &opts,
+            &top.ncu,
+            expansion.inst,
+        )
+    } else {
+        walk::build(&kernel, &an, &launch, &trips, &opts).map(|b| (b, None))
+    }
+    .map_err(|e| kerr("walk", e.to_string()))?;
     if !built.unknown_branches.is_empty() {
         notes.push(format!(
-            "{} data-dependent branch(es) assumed {} (PTX lines {})",
+            "{} data-dependent branch(es) at PTX lines {}; {}",
             built.unknown_branches.len(),
-            match opts.unknown_branch {
-                walk::UnknownBranch::Taken => "taken",
-                walk::UnknownBranch::NotTaken => "not taken",
-                walk::UnknownBranch::Both =>
-                    "divergent, both sides run (the profile counts divergent branches)",
-            },
             built
                 .unknown_branches
                 .iter()
                 .map(u32::to_string)
                 .collect::<Vec<_>>()
-                .join(", ")
+                .join(", "),
+            match &choice {
+                Some(c) => c.describe(),
+                None => format!(
+                    "assumed {}",
+                    match opts.unknown_branch {
+                        walk::UnknownBranch::Taken => "taken",
+                        walk::UnknownBranch::NotTaken => "not taken",
+                        walk::UnknownBranch::Both =>
+                            "divergent, both sides run (the profile counts divergent branches)",
+                    }
+                ),
+            }
         ));
     }
     let mut idgs = built.idgs;
     config.prepare_idgs(&mut idgs);
-    Ok(Graphs { idgs, notes })
+    Ok(Graphs {
+        idgs,
+        notes,
+        divergent: built.divergent_branches,
+    })
 }
 
 /// The Pipeline simulation plus the backend's analytical models.
@@ -362,7 +412,7 @@ impl<B: Backend> Predictor for IdgPredictor<B> {
         points: &[MeasuredPoint],
         shape: CoreShape,
     ) -> Result<KernelPrediction, EvalError> {
-        let graphs = build_graphs(case, &self.variant)?;
+        let graphs = build_graphs(case, &self.variant, &self.backend.sass_expansion())?;
         let mut notes = graphs.notes;
         let analytical = if self.analytical {
             self.backend.analytical_models()

@@ -112,7 +112,8 @@ impl Backend for Toy {
 fn every_kernel_builds_and_simulates() {
     let s = eval::load(&suite_dir(), &[]).unwrap();
     for k in &s.kernels {
-        let g = build_graphs(k, &Variant::validated(&h100())).unwrap_or_else(|e| panic!("{e}"));
+        let g = build_graphs(k, &Variant::validated(&h100()), &h100().sass_expansion)
+            .unwrap_or_else(|e| panic!("{e}"));
         assert!(!g.idgs.classes.is_empty(), "{}", k.spec.id);
     }
     // The simulation itself is slow in debug builds: two cheap kernels through the toy backend.
@@ -161,7 +162,7 @@ fn extrapolation_matches_exact_simulation() {
     };
     let v = Variant::validated(&h100());
     for k in &s.kernels {
-        let g = build_graphs(k, &Variant::validated(&h100())).unwrap();
+        let g = build_graphs(k, &Variant::validated(&h100()), &h100().sass_expansion).unwrap();
         let shape = eval::CoreShape::of(k, s.sm_count);
         for p in [&k.points[0], &k.points[2], k.max_point()] {
             let timed = backend.timings(&g.idgs, p, true).unwrap();

@@ -4,6 +4,7 @@
 //! - [`Cycles`]: exact fixed-point time, the unit of every λ and Λ.
 //! - [`GpuProfile`]: a GPU read from a TOML profile (docs/gpu-profile.md), bundled or a
 //!   user's file, resolved so every [`InstClass`] has a (subsystem, λ, Λ).
+//! - [`counters`]: the IDGs' dynamic counts (PTX converted to SASS) beside a profile's.
 //! - [`occupancy`]: blocks per SM by the CUDA occupancy rules.
 //! - [`NodeTiming`]/[`ClassTiming`]: per-node side tables produced by the mappers.
 //! - Mapper f ([`classify`], [`map_f`]): opcode -> class -> (subsystem, λ, Λ).
@@ -13,6 +14,7 @@
 //! Library code never prints; all failures are [`GpuError`].
 
 mod class;
+pub mod counters;
 mod cycles;
 mod error;
 mod map_f;
@@ -33,7 +35,7 @@ pub use map_g::{
 pub use occupancy::{occupancy, OccupancyLimit, Resource};
 pub use profile::{
     bundled_names, Bandwidth, BandwidthSource, ClassParams, GpuProfile, LaunchCosts, Limits,
-    MemParams, MixedBandwidth, Origin, Scheduler, Subsystem, SubsystemId,
+    MemParams, MixedBandwidth, Origin, SassExpansion, Scheduler, Subsystem, SubsystemId,
 };
 pub use render::{mapping, mapping_table, Mapping, MappingRow};
 pub use timing::{ClassTiming, MapSource, NodeTiming};

@@ -140,6 +140,43 @@ pub struct GpuProfile {
     pub launch: LaunchCosts,
     /// Device-wide sustained DRAM and L2 bandwidth (`[bandwidth]`); `None` when not given.
     pub bandwidth: Option<Bandwidth>,
+    /// SASS instructions per PTX instruction by class (`[sass_expansion]`), converting the
+    /// IDG's PTX counts to the profiler's SASS counts; all 1 when the profile does not give
+    /// them.
+    pub sass_expansion: SassExpansion,
+}
+
+/// SASS instructions the compiler emits per PTX instruction, by counter class
+/// (`[sass_expansion]`, measured by bench/sass/expansion.py from static counts; see
+/// docs/gpu-profile.md for their provenance and limits).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SassExpansion {
+    /// Every instruction.
+    pub inst: f64,
+    /// `ld.global` -> `LDG`.
+    pub global_ld: f64,
+    /// `st.global` -> `STG`.
+    pub global_st: f64,
+    /// `ld.shared` -> `LDS`, `LDSM`.
+    pub shared_ld: f64,
+    /// `st.shared` -> `STS`.
+    pub shared_st: f64,
+    /// `bra` -> `BRA`, `BRX`, `JMP`.
+    pub branch: f64,
+}
+
+impl Default for SassExpansion {
+    fn default() -> Self {
+        Self {
+            inst: 1.0,
+            global_ld: 1.0,
+            global_st: 1.0,
+            shared_ld: 1.0,
+            shared_st: 1.0,
+            branch: 1.0,
+        }
+    }
 }
 
 /// Where a profile's bandwidth figures come from.
@@ -339,6 +376,7 @@ struct RawProfile {
     memory: BTreeMap<String, RawMem>,
     launch: Option<RawLaunch>,
     bandwidth: Option<RawBandwidth>,
+    sass_expansion: Option<SassExpansion>,
 }
 
 #[derive(Deserialize)]
@@ -614,9 +652,28 @@ impl Resolver<'_> {
             .as_ref()
             .map(|b| self.bandwidth(b))
             .transpose()?;
+        let sass_expansion = match raw.sass_expansion {
+            Some(e) => {
+                for (key, v) in [
+                    ("sass_expansion.inst", e.inst),
+                    ("sass_expansion.global_ld", e.global_ld),
+                    ("sass_expansion.global_st", e.global_st),
+                    ("sass_expansion.shared_ld", e.shared_ld),
+                    ("sass_expansion.shared_st", e.shared_st),
+                    ("sass_expansion.branch", e.branch),
+                ] {
+                    if !(v.is_finite() && v > 0.0) {
+                        return Err(self.invalid(key.into(), format!("{v} is not a factor > 0")));
+                    }
+                }
+                e
+            }
+            None => SassExpansion::default(),
+        };
         Ok(GpuProfile {
             launch,
             bandwidth,
+            sass_expansion,
             display_name: raw.display_name.unwrap_or_else(|| raw.name.clone()),
             name: raw.name,
             architecture: raw.architecture,

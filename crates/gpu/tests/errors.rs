@@ -166,3 +166,19 @@ fn file_errors_name_the_file() {
     let e = GpuProfile::from_file(std::path::Path::new("no/such/profile.toml")).unwrap_err();
     assert!(e.to_string().contains("no/such/profile.toml"), "{e}");
 }
+
+#[test]
+fn sass_expansion_factors_must_be_positive_and_complete() {
+    let table = "\n[sass_expansion]\ninst = 1.1\nglobal_ld = 1\nglobal_st = 1\nshared_ld = 1\nshared_st = 1\nbranch = 1.2\n";
+    let p = GpuProfile::from_toml_str(&format!("{BASE}{table}")).unwrap();
+    assert_eq!(p.sass_expansion.inst, 1.1);
+    assert_eq!(p.sass_expansion.branch, 1.2);
+    assert_names(
+        &format!("{BASE}{}", table.replace("branch = 1.2", "branch = 0")),
+        "sass_expansion.branch",
+    );
+    assert_names(
+        &format!("{BASE}{}", table.replace("branch = 1.2\n", "")),
+        "branch",
+    );
+}

@@ -7,12 +7,14 @@
 //! views derive from it, all sharing one definition of dependence (see [`stream`]):
 //! - [`Stream`]: unrolls on the fly for the simulator, memory bounded by code size;
 //! - [`Idg::materialize`]: a petgraph graph for small cases, DOT and tests;
-//! - [`Idg::stats`] and [`Idg::compact_edges`]: counts and loop-carried edges without unrolling.
+//! - [`Idg::stats`] and [`Idg::compact_edges`]: counts and loop-carried edges without unrolling;
+//! - [`counts`]: dynamic counts per warp by the classes profilers count.
 //!
 //! This crate only stores and derives; building IDGs from PTX is `walk`'s job, timing them is
 //! `gpu`'s and `sim`'s. Side data (λ, Λ per node) lives outside in tables indexed by [`NodeId`].
 
 pub mod analysis;
+pub mod counts;
 pub mod dot;
 pub mod graph;
 pub mod kernel;

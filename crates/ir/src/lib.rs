@@ -20,6 +20,7 @@ pub mod error;
 pub mod ids;
 pub mod induction;
 pub mod interp;
+pub mod joint;
 pub mod kernel;
 pub mod loops;
 pub mod lower;
@@ -35,6 +36,7 @@ pub use error::IrError;
 pub use ids::{BaseId, BlockId, InstId, LoopId, RegId};
 pub use induction::Induction;
 pub use interp::{AbstractAddr, BoundLaunch, LaneMasks, Launch, ThreadState, Value, WarpState};
+pub use joint::ClassCounts;
 pub use kernel::{
     AddrBase, BaseInfo, BaseKind, Block, Guard, Inst, Kernel, Operand, Param, RegInfo, RegKind,
     Special, SrcLoc, Term,

@@ -6,7 +6,9 @@
 //!    are known under the launch for every sampled thread that reaches the loop;
 //! 3. profile evidence: measured warp instructions per warp solved against the CFG's
 //!    instruction counts (pipeline-model-analysis §3.1.1 builds IDGs with loops replicated by
-//!    trip counts, so the counts must make the instruction totals match);
+//!    trip counts, so the counts must make the instruction totals match), jointly with the
+//!    measured loads and stores and pairing unrolled loops with their remainders
+//!    ([`crate::joint`]);
 //! 4. a default of 1 with a [`Warning`].
 //!
 //! Sampled threads are all threads of the first and the last block of the grid (boundary
@@ -19,6 +21,7 @@ use crate::error::IrError;
 use crate::ids::{BlockId, LoopId};
 use crate::induction::Induction;
 use crate::interp::{BoundLaunch, ThreadState, Value};
+use crate::joint::{self, ClassCounts};
 use crate::kernel::{Kernel, Term};
 use serde::Serialize;
 
@@ -147,6 +150,9 @@ pub struct ProfileEvidence {
     /// Warp instructions executed per warp: `inst_executed / warps_launched`
     /// (`smsp__inst_executed.sum / sm__warps_launched.sum`).
     pub warp_insts_per_warp: f64,
+    /// Global and shared loads and stores per warp, when measured: the other counters the
+    /// unknown trip counts are fitted to ([`crate::joint`]).
+    pub classes: ClassCounts,
 }
 
 /// Inputs to [`resolve_trips`] beyond the kernel and launch.
@@ -558,28 +564,97 @@ pub fn resolve_trips(
         .filter(|l| out[l.index()].is_none())
         .collect();
     if let (Some(p), false) = (inputs.profile, unknown.is_empty()) {
-        let known: Vec<Option<f64>> = out
+        let mut known: Vec<Option<f64>> = out
             .iter()
             .map(|t| t.as_ref().map(LoopTrip::representative))
             .collect();
-        let (t, residual) = solve_profile(kernel, an, &known, p.warp_insts_per_warp);
-        let ambiguous = unknown.len() > 1;
+        // An unrolled loop and its remainder share one bound: the remainder is fixed at the
+        // mean remainder, the main loop is solved with the others.
+        let pairs = joint::unroll_pairs(kernel, an, &unknown);
+        let mut fixed: Vec<(LoopId, u64)> = Vec::new();
+        for pair in &pairs {
+            let r = pair.remainder_trips();
+            let r = match bounds[pair.remainder.index()] {
+                Some(b) => r.min(b.ceil().max(1.0) as u64),
+                None => r,
+            };
+            known[pair.remainder.index()] = Some(r as f64);
+            fixed.push((pair.remainder, r));
+        }
+        let free: Vec<LoopId> = unknown
+            .iter()
+            .copied()
+            .filter(|l| !fixed.iter().any(|f| f.0 == *l))
+            .collect();
+        let (shared, _) = solve_profile(kernel, an, &known, p.warp_insts_per_warp);
+        let start: Vec<f64> = known.iter().map(|k| k.unwrap_or(shared as f64)).collect();
+        let fit = joint::solve(
+            kernel,
+            an,
+            &start,
+            &free,
+            &bounds,
+            p.warp_insts_per_warp,
+            &p.classes,
+        );
+        for (l, t) in free.iter().zip(&fit.trips) {
+            known[l.index()] = Some(*t as f64);
+        }
+        let residual = p.warp_insts_per_warp - modelled_instructions(kernel, an, &known, 1.0);
+        let ambiguous = free.len() > 1 && fit.ambiguous;
+        for pair in &pairs {
+            let main = fit.trips[free.iter().position(|l| *l == pair.main).unwrap_or(0)];
+            let r = known[pair.remainder.index()].unwrap_or(1.0);
+            warnings.push(Warning {
+                loop_id: Some(pair.main),
+                message: format!(
+                    "{}: {} (step {}) and its remainder {} share one bound n: the remainder runs \
+                     {r} (the mean of n mod {}), the main loop {main} (n about {})",
+                    p.file,
+                    describe(kernel, an, pair.main),
+                    pair.k,
+                    describe(kernel, an, pair.remainder),
+                    pair.k,
+                    pair.k * main + r as u64
+                ),
+            });
+        }
         if ambiguous {
             warnings.push(Warning {
                 loop_id: None,
                 message: format!(
-                    "{}: {} loops without a trip count share one measured total; assumed equal trip counts ({t}) for {}",
+                    "{}: {} loops without a trip count and counters ({}) that cannot tell them apart; assumed equal trip counts ({}) for {}",
                     p.file,
-                    unknown.len(),
-                    unknown.iter().map(|l| describe(kernel, an, *l)).collect::<Vec<_>>().join(", ")
+                    free.len(),
+                    fit.counters.join(", "),
+                    fit.trips.first().copied().unwrap_or(1),
+                    free.iter().map(|l| describe(kernel, an, *l)).collect::<Vec<_>>().join(", ")
+                ),
+            });
+        } else if fit.counters.len() > 1 {
+            let residuals: Vec<String> = fit
+                .counters
+                .iter()
+                .zip(&fit.relative_residuals)
+                .map(|(c, r)| format!("{c} {:+.1} %", 100.0 * r))
+                .collect();
+            warnings.push(Warning {
+                loop_id: None,
+                message: format!(
+                    "{}: trip counts fitted to {} counters (modelled vs measured: {}): {}",
+                    p.file,
+                    fit.counters.len(),
+                    residuals.join(", "),
+                    free.iter()
+                        .zip(&fit.trips)
+                        .map(|(l, t)| format!("{} = {t}", describe(kernel, an, *l)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             });
         }
         for &l in &unknown {
-            let t = match bounds[l.index()] {
-                Some(b) => t.min(b.ceil().max(1.0) as u64),
-                None => t,
-            };
+            let t = known[l.index()].unwrap_or(1.0) as u64;
             out[l.index()] = Some(LoopTrip {
                 rule: TripRule::Fixed(t),
                 source: TripSource::Profile {

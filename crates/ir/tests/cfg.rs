@@ -478,6 +478,7 @@ fn profile_solves_one_unknown_and_defaults_warn() {
     let p = ir::ProfileEvidence {
         file: "prof.csv".into(),
         warp_insts_per_warp: 147.0,
+        classes: ir::ClassCounts::default(),
     };
     let trips = ir::resolve_trips(
         &k,
@@ -593,6 +594,7 @@ $L_b:
     let p = ir::ProfileEvidence {
         file: "prof.csv".into(),
         warp_insts_per_warp: 65.0,
+        classes: ir::ClassCounts::default(),
     };
     let trips = ir::resolve_trips(
         &k,
@@ -651,6 +653,7 @@ $L_out:
         let p = ir::ProfileEvidence {
             file: "prof.csv".into(),
             warp_insts_per_warp: measured,
+            classes: ir::ClassCounts::default(),
         };
         ir::resolve_trips(
             &k,
@@ -678,4 +681,136 @@ $L_out:
     // A profile at or above what the bound gives keeps the static count.
     let t = with(10_000.0);
     assert_eq!(t.get(LoopId(0)).source, ir::TripSource::Static);
+}
+
+fn resolve_with(k: &ir::Kernel, insts: f64, classes: ir::ClassCounts) -> ir::Trips {
+    let an = analyze(k).unwrap();
+    let launch = Launch::default().bind(k).unwrap();
+    let p = ir::ProfileEvidence {
+        file: "prof.csv".into(),
+        warp_insts_per_warp: insts,
+        classes,
+    };
+    ir::resolve_trips(
+        k,
+        &an,
+        &launch,
+        &ir::TripInputs {
+            explicit: &[],
+            profile: Some(&p),
+        },
+    )
+    .unwrap()
+}
+
+/// Two loops on parameter bounds, one loading from global memory, the other storing to shared
+/// memory: the instruction total alone cannot split it between them, the load and store
+/// counters can (issue 16 part 3b).
+#[test]
+fn load_and_store_counters_split_the_total_between_unknown_loops() {
+    let k = kernel(
+        r#"
+.visible .entry two(.param .u32 two_param_0, .param .u32 two_param_1, .param .u64 two_param_2)
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<2>;
+    .shared .align 4 .b8 buf[64];
+    ld.param.u32 %r1, [two_param_0];
+    ld.param.u32 %r2, [two_param_1];
+    ld.param.u64 %rd1, [two_param_2];
+    mov.u32 %r3, 0;
+$L_a:
+    ld.global.u32 %r5, [%rd1];
+    add.s32 %r3, %r3, 1;
+    setp.lt.s32 %p1, %r3, %r1;
+    @%p1 bra $L_a;
+    mov.u32 %r4, 0;
+$L_b:
+    st.shared.u32 [buf], %r4;
+    add.s32 %r4, %r4, 1;
+    setp.lt.s32 %p2, %r4, %r2;
+    @%p2 bra $L_b;
+    ret;
+}
+"#,
+    );
+    // 4 + 4 A + 1 + 4 B + 1 instructions; A = 5, B = 20 -> 106; 5 loads, 20 stores.
+    let total = 6.0 + 4.0 * 5.0 + 4.0 * 20.0;
+    let alone = resolve_with(&k, total, ir::ClassCounts::default());
+    assert_eq!(alone.get(LoopId(0)).rule, alone.get(LoopId(1)).rule);
+    let t = resolve_with(
+        &k,
+        total,
+        ir::ClassCounts {
+            global_loads: Some(5.0),
+            shared_stores: Some(20.0),
+            ..ir::ClassCounts::default()
+        },
+    );
+    assert_eq!(t.get(LoopId(0)).rule, ir::TripRule::Fixed(5));
+    assert_eq!(t.get(LoopId(1)).rule, ir::TripRule::Fixed(20));
+    assert!(matches!(
+        t.get(LoopId(0)).source,
+        ir::TripSource::Profile {
+            ambiguous: false,
+            ..
+        }
+    ));
+    assert!(
+        t.warnings
+            .iter()
+            .any(|w| w.message.contains("fitted to 3 counters")),
+        "{:?}",
+        t.warnings
+    );
+}
+
+/// nvcc's unroll by 4 of a loop on a data-dependent bound n: a remainder loop (step 1, one
+/// load) and a main loop (step 4, four loads) sharing n. The remainder runs the mean
+/// remainder, 2; the main loop takes the rest of the total.
+#[test]
+fn unrolled_loop_and_its_remainder_share_one_bound() {
+    let k = kernel(
+        r#"
+.visible .entry unr(.param .u32 unr_param_0, .param .u64 unr_param_1)
+{
+    .reg .pred %p<4>;
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<2>;
+    ld.param.u32 %r1, [unr_param_0];
+    ld.param.u64 %rd1, [unr_param_1];
+    and.b32 %r2, %r1, 3;
+    mov.u32 %r3, 0;
+$L_rem:
+    ld.global.u32 %r5, [%rd1];
+    add.s32 %r3, %r3, 1;
+    setp.lt.s32 %p1, %r3, %r2;
+    @%p1 bra $L_rem;
+    sub.s32 %r4, %r1, %r2;
+    mov.u32 %r6, 0;
+$L_main:
+    ld.global.u32 %r7, [%rd1];
+    ld.global.u32 %r8, [%rd1+4];
+    ld.global.u32 %r9, [%rd1+8];
+    ld.global.u32 %r10, [%rd1+12];
+    add.s32 %r6, %r6, 4;
+    setp.lt.s32 %p2, %r6, %r4;
+    @%p2 bra $L_main;
+    ret;
+}
+"#,
+    );
+    // 4 + 4 R + 2 + 7 M + 1 instructions; R = 2, M = 10 -> 85.
+    let t = resolve_with(&k, 7.0 + 8.0 + 70.0, ir::ClassCounts::default());
+    assert_eq!(t.get(LoopId(0)).rule, ir::TripRule::Fixed(2), "remainder");
+    assert_eq!(t.get(LoopId(1)).rule, ir::TripRule::Fixed(10), "main");
+    assert!(
+        t.warnings
+            .iter()
+            .any(|w| w.message.contains("(step 4) and its remainder")
+                && w.message.contains("n about 42")),
+        "{:?}",
+        t.warnings
+    );
 }

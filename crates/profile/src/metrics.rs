@@ -19,6 +19,7 @@ pub fn expected_unit(metric: &str) -> Option<Unit> {
         "smsp__inst_executed.sum"
         | "inst_executed"
         | "smsp__thread_inst_executed.sum"
+        | "thread_inst_executed"
         | "smsp__sass_inst_executed_op_global_ld.sum"
         | "smsp__sass_inst_executed_op_global_st.sum"
         | "smsp__sass_inst_executed_op_shared_ld.sum"
@@ -110,6 +111,9 @@ pub enum Quantity {
     WarpInstsExecuted,
     /// Warps launched (`sm__warps_launched.sum` | `warps_launched`).
     WarpsLaunched,
+    /// Thread-level instructions executed: each warp instruction counts its active lanes
+    /// (`smsp__thread_inst_executed.sum` | `thread_inst_executed`).
+    ThreadInstsExecuted,
     DramReadBytes,
     DramWriteBytes,
     /// Read + write, or `dram__bytes.sum`.
@@ -152,9 +156,10 @@ pub enum Quantity {
 }
 
 impl Quantity {
-    pub const ALL: [Quantity; 29] = [
+    pub const ALL: [Quantity; 30] = [
         Quantity::WarpInstsExecuted,
         Quantity::WarpsLaunched,
+        Quantity::ThreadInstsExecuted,
         Quantity::DramReadBytes,
         Quantity::DramWriteBytes,
         Quantity::DramBytes,
@@ -187,9 +192,10 @@ impl Quantity {
     /// The quantities the tool reads from a profile (trip-count solver, unknown-branch
     /// policy, mapper g, the counter comparison of `--explain`, launch selection):
     /// [`NCU_METRICS`] and [`NVPROF_METRICS`] + [`NVPROF_EVENTS`] derive every one of them.
-    pub const USED: [Quantity; 18] = [
+    pub const USED: [Quantity; 19] = [
         Quantity::WarpInstsExecuted,
         Quantity::WarpsLaunched,
+        Quantity::ThreadInstsExecuted,
         Quantity::DramReadBytes,
         Quantity::DramWriteBytes,
         Quantity::L2ReadSectors,
@@ -226,6 +232,10 @@ impl Quantity {
                 One("sm__warps_launched.sum"),
                 One("smsp__warps_launched.sum"),
                 One("warps_launched"),
+            ],
+            ThreadInstsExecuted => &[
+                One("smsp__thread_inst_executed.sum"),
+                One("thread_inst_executed"),
             ],
             DramReadBytes => &[
                 One("dram__bytes_read.sum"),
@@ -403,9 +413,10 @@ pub(crate) enum Recipe {
 
 /// The Nsight Compute metrics `ptx2idg metrics` asks for: the fewest that derive every
 /// quantity of [`Quantity::USED`], plus the duration that picks the median launch.
-pub const NCU_METRICS: [&str; 19] = [
+pub const NCU_METRICS: [&str; 20] = [
     "gpu__time_duration.sum",
     "smsp__inst_executed.sum",
+    "smsp__thread_inst_executed.sum",
     "sm__warps_launched.sum",
     "dram__bytes_read.sum",
     "dram__bytes_write.sum",
@@ -426,8 +437,9 @@ pub const NCU_METRICS: [&str; 19] = [
 ];
 
 /// The nvprof metrics (`--metrics`) of the same set.
-pub const NVPROF_METRICS: [&str; 14] = [
+pub const NVPROF_METRICS: [&str; 15] = [
     "inst_executed",
+    "thread_inst_executed",
     "dram_read_bytes",
     "dram_write_bytes",
     "l2_read_transactions",

@@ -150,6 +150,13 @@ mod tests {
             }
         );
         assert_eq!(
+            config("--fit-branches"),
+            sim::ModelConfig {
+                fit_branches: true,
+                ..base
+            }
+        );
+        assert_eq!(
             config("--no-dispatch"),
             sim::ModelConfig {
                 dispatch: false,

@@ -93,3 +93,30 @@ fn several_suites() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("takes one suite"));
 }
+
+/// `--format counters`: one CSV row per kernel and counter, from several suites at once.
+#[test]
+fn counters_format_lists_every_counter_of_every_kernel() {
+    let mut args = vec![
+        "eval",
+        "ptx_samples/rodinia",
+        "--gpu",
+        "h100",
+        "--format",
+        "counters",
+    ];
+    args.extend(SUBSET);
+    let o = run(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8(o.stdout).unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], ::eval::counters::CSV_HEADER);
+    assert_eq!(lines.len(), 1 + 2 * gpu::counters::Counter::ALL.len());
+    let loads = lines
+        .iter()
+        .find(|l| l.contains(",cfd_time_step,global_loads,"))
+        .unwrap();
+    let cols: Vec<&str> = loads.split(',').collect();
+    // The IDG's global loads per warp are the H100's: 0 % apart, not flagged.
+    assert_eq!((cols[8], cols[9]), ("0.0", "false"), "{loads}");
+}

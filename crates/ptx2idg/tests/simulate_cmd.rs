@@ -117,3 +117,47 @@ fn scheduled_issue_does_not_hoist_loads_over_a_loop_latch() {
         "dataflow {dataflow} scheduled {scheduled}"
     );
 }
+
+/// `--explain` with an ncu CSV among `--trips` lists every counter per warp, predicted beside
+/// measured, and warns for each one more than 25 % apart.
+#[test]
+fn explain_compares_the_idg_counters_with_the_profile() {
+    let o = common::ptx2idg(vec![
+        "simulate",
+        "ptx_samples/rodinia/gaussian.ptx",
+        "--kernel",
+        "fan2",
+        "--grid",
+        "512,512",
+        "--block",
+        "8,8",
+        "--param",
+        "3=4096",
+        "--param",
+        "4=0",
+        "--gpu",
+        "h100",
+        "--trips",
+        "ptx_samples/rodinia/data/ncu/gaussian_fan2.csv",
+        "--explain",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let err = text(&o.stderr);
+    assert!(err.contains("counters per warp"), "{err}");
+    for c in gpu::counters::Counter::ALL {
+        assert!(err.contains(&format!("  {} ", c.name())), "{c:?}: {err}");
+    }
+    // The fan2 IDG issues two stores per warp where the H100 issued one.
+    let store = err
+        .lines()
+        .find(|l| l.trim_start().starts_with("global_stores"))
+        .unwrap();
+    assert!(
+        store.contains("2.00") && store.contains("1.00") && store.ends_with('!'),
+        "{store}"
+    );
+    assert!(err.contains("warning: global_stores per warp"), "{err}");
+    // Without --explain, no table.
+    let o = run(&[]);
+    assert!(!text(&o.stderr).contains("counters per warp"));
+}

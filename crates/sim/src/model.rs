@@ -48,6 +48,13 @@ pub struct ModelConfig {
     pub bandwidth_floor: bool,
     /// The profile's kernel launch overhead (`[launch] overhead_us`) is added to the time.
     pub launch_overhead: bool,
+    /// Branches on data the launch does not decide: the walked group's warps take the
+    /// assumption, or the mix of two, whose IDG counters best fit the profile's
+    /// (`walk::profile_consistent`), instead of the one the divergent-branch count suggests.
+    /// Off in the validated configuration: no Rodinia kernel changes, and on the held-out
+    /// suite the Pipeline model barely moves while the analytical models get worse
+    /// (docs/simulator.md).
+    pub fit_branches: bool,
 }
 
 impl ModelConfig {
@@ -67,6 +74,7 @@ impl ModelConfig {
             dispatch: true,
             bandwidth_floor: true,
             launch_overhead: true,
+            fit_branches: false,
         }
     }
 
@@ -197,7 +205,11 @@ impl ModelConfig {
             on_off(self.dispatch),
             on_off(self.bandwidth_floor),
             on_off(self.launch_overhead)
-        )
+        ) + if self.fit_branches {
+            ", branches fitted to the counters"
+        } else {
+            ""
+        }
     }
 }
 

@@ -4,7 +4,7 @@
 
 use ir::{Analysis, BoundLaunch, Kernel, Launch, TripInputs, Trips};
 
-use crate::{build, Built, Options, WalkError};
+use crate::{build, profile_consistent, Built, Choice, Options, WalkError};
 
 /// Everything the front end derived for one kernel launch.
 #[derive(Debug, Clone)]
@@ -45,4 +45,43 @@ pub fn front_end(
         trips,
         built,
     })
+}
+
+/// [`front_end`], with branches on unknown data shared among warps as the profiled launch's
+/// counters support ([`profile_consistent`]) when `measured` gives the launch and the SASS
+/// instructions per PTX instruction; also returns the choice made.
+pub fn front_end_fitted(
+    module: &ptx::ast::Module,
+    entry: &str,
+    launch: &Launch,
+    inputs: &TripInputs<'_>,
+    opts: &Options,
+    measured: Option<(&profile::Launch, f64)>,
+) -> Result<(FrontEnd, Option<Choice>), FrontError> {
+    let Some((counters, inst_factor)) = measured else {
+        return front_end(module, entry, launch, inputs, opts).map(|fe| (fe, None));
+    };
+    let kernel = ir::lower_kernel_with_budget(module, entry, opts.max_inlined)?;
+    let analysis = ir::analyze(&kernel)?;
+    let launch = launch.bind(&kernel)?;
+    let trips = ir::resolve_trips(&kernel, &analysis, &launch, inputs)?;
+    let (built, choice) = profile_consistent(
+        &kernel,
+        &analysis,
+        &launch,
+        &trips,
+        opts,
+        counters,
+        inst_factor,
+    )?;
+    Ok((
+        FrontEnd {
+            kernel,
+            analysis,
+            launch,
+            trips,
+            built,
+        },
+        choice,
+    ))
 }

@@ -59,6 +59,26 @@ impl TripData {
     }
 }
 
+/// The trip solver's evidence from one profiled launch: warp instructions per warp and, where
+/// measured, global and shared loads and stores per warp; `None` without an instruction or
+/// warp count. `file` names the source in trip-count reports. The memory counters are taken
+/// as PTX counts: the measured SASS factors of these classes are 1 (docs/gpu-profile.md).
+pub fn evidence(launch: &profile::Launch, file: &str) -> Option<ir::ProfileEvidence> {
+    let w = launch.warp_insts_per_warp()?;
+    let warps = launch.quantity(Quantity::WarpsLaunched)?.value;
+    let per_warp = |q: Quantity| launch.quantity(q).map(|m| m.value / warps);
+    Some(ir::ProfileEvidence {
+        file: file.to_string(),
+        warp_insts_per_warp: w,
+        classes: ir::ClassCounts {
+            global_loads: per_warp(Quantity::GlobalLoadRequests),
+            global_stores: per_warp(Quantity::GlobalStoreRequests),
+            shared_loads: per_warp(Quantity::SharedLoadInsts),
+            shared_stores: per_warp(Quantity::SharedStoreInsts),
+        },
+    })
+}
+
 /// Reads parsed trips inputs for kernel `entry` (mangled). With `kernels` (the module's
 /// kernels, mangled), a trips-table row naming none of them is a warning in
 /// [`TripData::notes`] (a table may cover several PTX files, so it is not an error; but it is
@@ -105,13 +125,8 @@ pub fn trip_data(
         }
         profiler_files.push(p.origin.clone());
         match p.kernel(entry) {
-            Ok(_) => match p.launch(entry, inv)?.warp_insts_per_warp() {
-                Some(w) if data.evidence.is_none() => {
-                    data.evidence = Some(ir::ProfileEvidence {
-                        file: p.origin.clone(),
-                        warp_insts_per_warp: w,
-                    })
-                }
+            Ok(_) => match evidence(p.launch(entry, inv)?, &p.origin) {
+                Some(e) if data.evidence.is_none() => data.evidence = Some(e),
                 Some(_) => {}
                 None => data.notes.push(format!(
                     "{}: no warp instruction / warps launched counts for `{entry}`; not used for trip counts",

@@ -7,6 +7,7 @@
 
 mod front;
 pub mod inputs;
+mod mix;
 mod pattern;
 mod warp;
 
@@ -17,8 +18,9 @@ use std::hash::{Hash, Hasher};
 use idg::{KernelIdgs, WarpClass, SCHEMA_VERSION};
 use ir::{Analysis, BoundLaunch, Kernel, Trips, WarpState};
 
-pub use front::{front_end, FrontEnd, FrontError};
-pub use inputs::{trip_data, InputsError, TripData};
+pub use front::{front_end, front_end_fitted, FrontEnd, FrontError};
+pub use inputs::{evidence, trip_data, InputsError, TripData};
+pub use mix::{profile_consistent, Choice};
 pub use pattern::analyse as analyse_addresses;
 
 /// What to assume for a branch whose condition depends on data the launch does not decide.
@@ -64,9 +66,21 @@ pub enum Groups {
     Count(u64),
 }
 
+/// Two assumptions for branches on unknown data shared among the warps of each walked group:
+/// warps `0..first_warps` take `first`, the others `second` (a mix of warp classes in the
+/// proportion the profile supports, [`profile_consistent`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mix {
+    pub first: UnknownBranch,
+    pub second: UnknownBranch,
+    pub first_warps: u32,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Options {
     pub unknown_branch: UnknownBranch,
+    /// When set, replaces `unknown_branch` warp by warp.
+    pub mix: Option<Mix>,
     /// Instructions after a branch depend on it (a warp cannot issue past an unresolved
     /// branch). On by default.
     pub control_deps: bool,
@@ -79,6 +93,7 @@ impl Default for Options {
     fn default() -> Self {
         Self {
             unknown_branch: UnknownBranch::default(),
+            mix: None,
             control_deps: true,
             groups: Groups::default(),
             max_inlined: ir::DEFAULT_INLINE_BUDGET,
@@ -93,6 +108,10 @@ pub struct Built {
     /// PTX lines of branches whose condition was unknown for some lane, with the assumption
     /// applied (deduplicated, ascending).
     pub unknown_branches: Vec<u32>,
+    /// Per warp class (indexed like `idgs.classes`): dynamic executions of a branch whose
+    /// lanes split, for one warp of the class (the walk of its first warp). A side table
+    /// rather than an IDG field: it describes the path, not the graph the simulator runs.
+    pub divergent_branches: Vec<u64>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -133,12 +152,19 @@ pub fn build(
     let mut classes: Vec<WarpClass> = Vec::new();
     let mut by_hash: HashMap<u64, Vec<usize>> = HashMap::new();
     let mut unknown = Vec::new();
+    let mut divergent: Vec<u64> = Vec::new();
     for &g in &groups {
         let ctaid = launch.ctaid_of(g);
         for w in 0..warps_per_group {
             let warp = WarpState::new(kernel, launch, ctaid, w);
-            let (idg, unk) = warp::WarpWalk::new(kernel, an, trips, opts, warp).run()?;
-            unknown.extend(unk);
+            let policy = match opts.mix {
+                Some(m) if w < m.first_warps => m.first,
+                Some(m) => m.second,
+                None => opts.unknown_branch,
+            };
+            let out = warp::WarpWalk::new(kernel, an, trips, opts, policy, warp).run()?;
+            unknown.extend(out.unknown_branches);
+            let idg = out.idg;
             let global = g * u64::from(warps_per_group) + u64::from(w);
             let h = fingerprint(&idg);
             let slot = by_hash.entry(h).or_default();
@@ -146,6 +172,7 @@ pub fn build(
                 Some(&c) => classes[c].warps.push(global),
                 None => {
                     slot.push(classes.len());
+                    divergent.push(out.divergent_branches);
                     classes.push(WarpClass {
                         warps: vec![global],
                         idg,
@@ -167,6 +194,7 @@ pub fn build(
             classes,
         },
         unknown_branches: unknown,
+        divergent_branches: divergent,
     })
 }
 

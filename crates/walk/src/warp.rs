@@ -42,6 +42,8 @@ pub(crate) struct WarpWalk<'a, 'l> {
     an: &'a Analysis,
     trips: &'a Trips,
     opts: &'a Options,
+    /// The assumption for this warp's branches on unknown data.
+    policy: UnknownBranch,
     warp: WarpState<'l>,
     b: IdgBuilder,
     /// The IDG loop id of each ir loop, created on first entry.
@@ -58,6 +60,20 @@ pub(crate) struct WarpWalk<'a, 'l> {
     stepped_left: u64,
     /// Unknown conditions met on this warp's path (for `--explain`).
     pub(crate) unknown_branches: Vec<u32>,
+    /// Dynamic executions of this warp's branches whose lanes split (both sides run), the
+    /// IDG's counterpart of the profiler's divergent branches.
+    divergent: u64,
+    /// How many times the code being walked runs: the product of the counts of the template
+    /// repeats (walked once for all their iterations) around it.
+    runs: u64,
+}
+
+/// What one warp's walk produced: its IDG, the PTX lines of the unknown conditions it met and
+/// its dynamic count of divergent branches.
+pub(crate) struct WarpOutcome {
+    pub idg: idg::Idg,
+    pub unknown_branches: Vec<u32>,
+    pub divergent_branches: u64,
 }
 
 /// Where a sub-walk ended.
@@ -72,6 +88,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
         an: &'a Analysis,
         trips: &'a Trips,
         opts: &'a Options,
+        policy: UnknownBranch,
         warp: WarpState<'l>,
     ) -> Self {
         let mut b = IdgBuilder::new();
@@ -82,6 +99,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             an,
             trips,
             opts,
+            policy,
             warp,
             b,
             loop_ids: HashMap::new(),
@@ -93,14 +111,20 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             visit_limit: VISIT_FACTOR * (kernel.blocks.len() + 8),
             stepped_left: STEPPED_ITERATIONS,
             unknown_branches: Vec::new(),
+            divergent: 0,
+            runs: 1,
         }
     }
 
-    pub(crate) fn run(mut self) -> Result<(idg::Idg, Vec<u32>), WalkError> {
+    pub(crate) fn run(mut self) -> Result<WarpOutcome, WalkError> {
         let mask = self.warp.full_mask();
         self.walk(self.kernel.cfg.entry(), mask, &[])?;
         let idg = self.b.finish().map_err(WalkError::Idg)?;
-        Ok((idg, self.unknown_branches))
+        Ok(WarpOutcome {
+            idg,
+            unknown_branches: self.unknown_branches,
+            divergent_branches: self.divergent,
+        })
     }
 
     /// Walks from `start` with `mask` until a block in `stops` is reached or the lanes exit.
@@ -144,7 +168,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
                     let (mut t, mut n) = (m.taken, m.not_taken);
                     if m.unknown != 0 {
                         self.unknown_branches.push(self.kernel.block_line(b));
-                        match self.opts.unknown_branch {
+                        match self.policy {
                             UnknownBranch::Taken => t |= m.unknown,
                             UnknownBranch::NotTaken => n |= m.unknown,
                             UnknownBranch::Both => {
@@ -237,6 +261,9 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
         if let [(t, m)] = live.as_slice() {
             return Ok(Some((*t, *m)));
         }
+        if live.len() > 1 {
+            self.divergent = self.divergent.saturating_add(self.runs);
+        }
         let ipdom = self.an.pdom.ipdom(from);
         let mut reconv: Vec<BlockId> = stops.to_vec();
         reconv.extend(ipdom);
@@ -307,7 +334,11 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             let (walks, per_walk) = if stepped { (n, 1) } else { (1, n) };
             for _ in 0..walks {
                 self.b.begin_repeat(id, per_walk);
-                let end = self.walk(header, lanes, &[header])?;
+                let outer = self.runs;
+                self.runs = outer.saturating_mul(per_walk);
+                let end = self.walk(header, lanes, &[header]);
+                self.runs = outer;
+                let end = end?;
                 if stepped {
                     self.b.end_repeat_folding()
                 } else {

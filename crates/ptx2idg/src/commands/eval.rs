@@ -1,4 +1,4 @@
-//! `ptx2idg eval SUITE_DIR... [--gpu NAME] [--format markdown|csv|points] [--svg-dir DIR] [--kernel ID]...
+//! `ptx2idg eval SUITE_DIR... [--gpu NAME] [--format markdown|csv|points|counters] [--svg-dir DIR] [--kernel ID]...
 //! [--ablation] [--write-docs FILE]`: the Rodinia evaluation of crate `eval` (Tables 10-12 of
 //! pipeline-model-analysis) on a suite directory (docs/rodinia-suite.md).
 //!
@@ -25,6 +25,10 @@ pub enum Format {
     /// Measured and predicted WPC at every point (`report::POINTS_HEADER`, then one column
     /// per model).
     Points,
+    /// The IDGs' counters per warp (instructions, loads, stores, divergent branches; PTX
+    /// converted to SASS) beside ncu's, every kernel of every suite
+    /// (`eval::counters::CSV_HEADER`); simulates nothing.
+    Counters,
 }
 
 #[derive(clap::Args)]
@@ -109,8 +113,10 @@ fn load_suites(args: &EvalArgs) -> Result<Vec<(String, ::eval::Suite)>, ExitCode
                 return Err(ExitCode::from(2));
             }
         }
-        if args.format != Format::Markdown {
-            diag::usage("CSV output (--format csv|points) takes one suite; markdown shows several");
+        if !matches!(args.format, Format::Markdown | Format::Counters) {
+            diag::usage(
+                "CSV output (--format csv|points) takes one suite; markdown and counters show several",
+            );
             return Err(ExitCode::from(2));
         }
     }
@@ -127,6 +133,14 @@ pub fn run(args: &EvalArgs) -> ExitCode {
         Err(code) => return code,
     };
     let base = args.model.config(&profile);
+    if args.format == Format::Counters {
+        println!("{}", ::eval::counters::CSV_HEADER);
+        for (name, suite) in &suites {
+            let kernels = ::eval::counters::suite_counters(suite, &base, &profile.sass_expansion);
+            print!("{}", ::eval::counters::csv(name, &kernels));
+        }
+        return ExitCode::SUCCESS;
+    }
     let gpu_name = profile.name.clone();
     let run_variant = |suite: &::eval::Suite,
                        v: &Variant,
@@ -199,13 +213,16 @@ pub fn run(args: &EvalArgs) -> ExitCode {
         if args.ablation {
             match args.format {
                 Format::Markdown => print!("{}", report::ablation_markdown(rows)),
-                Format::Csv | Format::Points => print!("{}", report::ablation_csv(rows)),
+                Format::Csv | Format::Points | Format::Counters => {
+                    print!("{}", report::ablation_csv(rows))
+                }
             }
         } else {
             match args.format {
                 Format::Markdown => print!("{}", report::markdown(&r.main)),
                 Format::Csv => print!("{}", report::csv(&r.main)),
                 Format::Points => print!("{}", report::points_csv(&r.main)),
+                Format::Counters => unreachable!("handled before the evaluation"),
             }
         }
         if titled {

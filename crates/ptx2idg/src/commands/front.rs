@@ -45,15 +45,19 @@ pub struct LaunchIdgs {
     /// Static shared memory per block the PTX declares (0 for IDG JSON, which does not
     /// record it).
     pub static_shared: u64,
+    /// The walk's divergent branches per warp class (`None` for IDG JSON).
+    pub divergent: Option<Vec<u64>>,
 }
 
-/// The IDGs of the launch: read from IDG JSON (`*.json`), or built from PTX by the front end.
+/// The IDGs of the launch: read from IDG JSON (`*.json`), or built from PTX by the front end
+/// (with `fit`, unknown branch directions fitted to the counters, see [`run`]).
 pub fn launch_idgs(
     path: &Path,
     kernel: Option<&str>,
     launch: &LaunchArgs,
     trips: &TripsArgs,
     walk_args: &WalkArgs,
+    fit: Option<&gpu::SassExpansion>,
 ) -> Result<LaunchIdgs, ExitCode> {
     let file = path.display().to_string();
     if path.extension().is_some_and(|e| e == "json") {
@@ -63,6 +67,7 @@ pub fn launch_idgs(
             file,
             idgs,
             static_shared: 0,
+            divergent: None,
         });
     }
     let source = load(path, kernel)?;
@@ -70,11 +75,12 @@ pub fn launch_idgs(
         .module
         .static_shared_bytes(&source.entry)
         .unwrap_or(0);
-    let (fe, _trip_data) = run(&source, launch, trips, walk_args)?;
+    let (fe, _trip_data) = run(&source, launch, trips, walk_args, fit)?;
     Ok(LaunchIdgs {
         file,
         idgs: fe.built.idgs,
         static_shared,
+        divergent: Some(fe.built.divergent_branches),
     })
 }
 
@@ -91,12 +97,16 @@ pub fn counters(
 }
 
 /// Runs the front end for `source` under the launch, trip and walk options; also returns the
-/// parsed `--trips` inputs, whose profiler metrics mapper g reads.
+/// parsed `--trips` inputs, whose profiler metrics mapper g reads. With `fit` (the GPU
+/// profile's SASS factors, under `--fit-branches`), a profiled launch and no
+/// `--unknown-branch`, branches on unknown data are shared among warps as the counters support
+/// (`walk::profile_consistent`).
 pub fn run(
     source: &Source,
     launch: &LaunchArgs,
     trips: &TripsArgs,
     walk_args: &WalkArgs,
+    fit: Option<&gpu::SassExpansion>,
 ) -> Result<(walk::FrontEnd, TripData), ExitCode> {
     let kernels: Vec<&str> = source.module.kernels().map(|f| f.name.as_str()).collect();
     let data = trips.load_checked(&source.entry, &kernels).map_err(|e| {
@@ -111,12 +121,19 @@ pub fn run(
         unknown_branch: unknown,
         ..walk_args.options()
     };
-    let fe = walk::front_end(
+    let measured = match (walk_args.unknown_branch, fit) {
+        (None, Some(sass)) => data
+            .launch(&source.entry, trips.invocation())
+            .map(|l| (l, sass.inst)),
+        _ => None,
+    };
+    let (fe, choice) = walk::front_end_fitted(
         &source.module,
         &source.entry,
         &launch.launch(),
         &data.inputs(),
         &opts,
+        measured,
     )
     .map_err(|e| diag::fail(&source.file, e))?;
     for w in &fe.trips.warnings {
@@ -134,15 +151,22 @@ pub fn run(
                 .iter()
                 .map(u32::to_string)
                 .collect();
-            eprintln!(
-                "branches on data the launch does not decide (PTX lines {}): assumed {} ({why})",
-                lines.join(", "),
-                match unknown {
-                    walk::UnknownBranch::Taken => "taken",
-                    walk::UnknownBranch::NotTaken => "not taken",
-                    walk::UnknownBranch::Both => "both sides (divergent)",
-                }
-            );
+            match &choice {
+                Some(c) => eprintln!(
+                    "branches on data the launch does not decide (PTX lines {}): {}",
+                    lines.join(", "),
+                    c.describe()
+                ),
+                None => eprintln!(
+                    "branches on data the launch does not decide (PTX lines {}): assumed {} ({why})",
+                    lines.join(", "),
+                    match unknown {
+                        walk::UnknownBranch::Taken => "taken",
+                        walk::UnknownBranch::NotTaken => "not taken",
+                        walk::UnknownBranch::Both => "both sides (divergent)",
+                    }
+                ),
+            }
         }
     }
     Ok((fe, data))

@@ -58,6 +58,7 @@ impl WalkArgs {
     pub fn options(&self) -> walk::Options {
         walk::Options {
             unknown_branch: self.unknown_branch.map(Into::into).unwrap_or_default(),
+            mix: None,
             control_deps: !self.no_control_deps,
             groups: self.groups,
             max_inlined: self.max_inlined,
@@ -117,7 +118,7 @@ pub fn run(args: &MainArgs) -> ExitCode {
         Ok(s) => s,
         Err(code) => return code,
     };
-    let fe = match front::run(&source, &args.launch, &args.trips, &args.walk) {
+    let fe = match front::run(&source, &args.launch, &args.trips, &args.walk, None) {
         Ok((fe, _)) => fe,
         Err(code) => return code,
     };

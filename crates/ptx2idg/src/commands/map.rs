@@ -51,7 +51,7 @@ pub fn run(args: &MapArgs) -> ExitCode {
         Ok(s) => s,
         Err(code) => return code,
     };
-    let (fe, _trip_data) = match front::run(&source, &args.launch, &args.trips, &args.walk) {
+    let (fe, _trip_data) = match front::run(&source, &args.launch, &args.trips, &args.walk, None) {
         Ok(r) => r,
         Err(code) => return code,
     };

@@ -70,6 +70,10 @@ pub struct ModelArgs {
     /// Do not add the profile's kernel launch overhead to the time.
     #[arg(long)]
     pub no_launch_overhead: bool,
+    /// Branches on unknown data: share the warps between the assumptions whose IDG counters
+    /// best fit the profile given with --trips (off by default; docs/simulator.md).
+    #[arg(long)]
+    pub fit_branches: bool,
 }
 
 impl ModelArgs {
@@ -105,6 +109,7 @@ impl ModelArgs {
             dispatch: !self.no_dispatch,
             bandwidth_floor: !self.no_bandwidth_floor,
             launch_overhead: !self.no_launch_overhead,
+            fit_branches: self.fit_branches,
         }
     }
 }

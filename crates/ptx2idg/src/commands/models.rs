@@ -65,6 +65,7 @@ fn run_inner(args: &ModelsArgs) -> Result<(), ExitCode> {
         &args.launch,
         &args.trips,
         &args.walk,
+        config.fit_branches.then_some(&profile.sass_expansion),
     )?;
     config.prepare_idgs(&mut idgs);
     let counters = if !config.mapper_g {

@@ -79,6 +79,24 @@ fn write_out(path: &Path, text: &str) -> Result<(), ExitCode> {
     std::fs::write(path, text).map_err(|e| diag::fail(&path.display().to_string(), e))
 }
 
+/// `--explain` with a profiler file among `--trips`: the IDGs' counters per warp beside the
+/// profiled launch's (`gpu::counters`), with a warning per counter that disagrees.
+fn explain_counters(
+    args: &SimulateArgs,
+    idgs: &idg::KernelIdgs,
+    divergent: Option<&[u64]>,
+    profile: &gpu::GpuProfile,
+) -> Result<(), String> {
+    let data = args.trips.load(&idgs.kernel)?;
+    let Some(launch) = data.launch(&idgs.kernel, args.trips.invocation()) else {
+        return Ok(());
+    };
+    if let Some(rows) = gpu::counters::compare(idgs, divergent, &profile.sass_expansion, launch) {
+        eprint!("{}", gpu::counters::explain(&rows));
+    }
+    Ok(())
+}
+
 pub fn run(args: &SimulateArgs) -> ExitCode {
     match run_inner(args) {
         Ok(()) => ExitCode::SUCCESS,
@@ -93,16 +111,20 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
         file,
         mut idgs,
         static_shared,
+        divergent,
     } = front::launch_idgs(
         &args.file,
         args.kernel.as_deref(),
         &args.launch,
         &args.trips,
         &args.walk,
+        config.fit_branches.then_some(&profile.sass_expansion),
     )?;
     config.prepare_idgs(&mut idgs);
     if args.trips.explain {
         eprintln!("model: {}", config.describe());
+        explain_counters(args, &idgs, divergent.as_deref(), &profile)
+            .map_err(|e| diag::fail(&file, e))?;
     }
     let counters = if !config.mapper_g {
         None

@@ -1,0 +1,134 @@
+//! Dynamic counts of a launch's IDGs per warp, by the classes profilers count: instructions,
+//! active-lane instructions, global and shared loads and stores, branches, divergent
+//! branches. PTX counts: converting them to a GPU's SASS counts and comparing them with a
+//! profile is `gpu::counters`' job; choosing branch assumptions from them is the walk's.
+
+use serde::Serialize;
+
+use crate::{Category, Idg, Item, KernelIdgs, MemSpace};
+
+/// A counter the IDG predicts and profilers measure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Counter {
+    /// Warp instructions.
+    Instructions,
+    /// Thread instructions: each warp instruction counts its active lanes.
+    ThreadInstructions,
+    /// Global load instructions (`ld.global` / `LDG`; one request each).
+    GlobalLoads,
+    /// Global store instructions (`st.global` / `STG`).
+    GlobalStores,
+    /// Shared-memory load instructions (`ld.shared`, `ldmatrix` / `LDS`, `LDSM`).
+    SharedLoads,
+    /// Shared-memory store instructions (`st.shared` / `STS`).
+    SharedStores,
+    /// Control-flow instructions.
+    Branches,
+    /// Branch executions whose lanes split.
+    DivergentBranches,
+}
+
+impl Counter {
+    pub const ALL: [Counter; 8] = [
+        Counter::Instructions,
+        Counter::ThreadInstructions,
+        Counter::GlobalLoads,
+        Counter::GlobalStores,
+        Counter::SharedLoads,
+        Counter::SharedStores,
+        Counter::Branches,
+        Counter::DivergentBranches,
+    ];
+
+    /// The name printed in tables and CSV.
+    pub fn name(self) -> &'static str {
+        match self {
+            Counter::Instructions => "instructions",
+            Counter::ThreadInstructions => "thread_instructions",
+            Counter::GlobalLoads => "global_loads",
+            Counter::GlobalStores => "global_stores",
+            Counter::SharedLoads => "shared_loads",
+            Counter::SharedStores => "shared_stores",
+            Counter::Branches => "branches",
+            Counter::DivergentBranches => "divergent_branches",
+        }
+    }
+}
+
+/// Per-warp PTX counts of one IDG (or a warp-weighted mean over classes), by [`Counter`]
+/// in [`Counter::ALL`] order.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct Counts(pub [f64; 8]);
+
+impl Counts {
+    pub fn get(&self, c: Counter) -> f64 {
+        self.0[c as usize]
+    }
+
+    fn add(&mut self, c: Counter, v: f64) {
+        self.0[c as usize] += v;
+    }
+}
+
+/// The dynamic PTX counts of one warp running `idg`; `divergent` is its count of divergent
+/// branch executions (from the walk).
+pub fn idg_counts(idg: &Idg, divergent: u64) -> Counts {
+    fn items(idg: &Idg, list: &[Item], runs: f64, out: &mut Counts) {
+        for item in list {
+            match item {
+                Item::Repeat(r) => items(idg, &r.body, runs * r.count as f64, out),
+                Item::Node(id) => {
+                    let n = idg.node(*id);
+                    out.add(Counter::Instructions, runs);
+                    out.add(
+                        Counter::ThreadInstructions,
+                        runs * f64::from(n.active_lanes),
+                    );
+                    if n.category == Category::Control {
+                        out.add(Counter::Branches, runs);
+                    }
+                    let Some(m) = n.mem else { continue };
+                    if m.atomic {
+                        continue;
+                    }
+                    let c = match (m.space, m.store) {
+                        (MemSpace::Global, false) => Counter::GlobalLoads,
+                        (MemSpace::Global, true) => Counter::GlobalStores,
+                        (MemSpace::Shared, false) => Counter::SharedLoads,
+                        (MemSpace::Shared, true) => Counter::SharedStores,
+                        _ => continue,
+                    };
+                    out.add(c, runs);
+                }
+            }
+        }
+    }
+    let mut out = Counts::default();
+    items(idg, &idg.body, 1.0, &mut out);
+    out.add(Counter::DivergentBranches, divergent as f64);
+    out
+}
+
+/// Per-warp PTX counts of a launch: the mean over the walked warps, each class weighted by
+/// its warps. `divergent` is the walk's per-class count (`walk::Built::divergent_branches`),
+/// `None` when unknown (IDGs read from JSON): divergent branches are then not predicted.
+pub fn kernel_counts(idgs: &KernelIdgs, divergent: Option<&[u64]>) -> Counts {
+    let mut sum = Counts::default();
+    let mut warps = 0.0;
+    for (i, class) in idgs.classes.iter().enumerate() {
+        let d = divergent.and_then(|d| d.get(i)).copied().unwrap_or(0);
+        let c = idg_counts(&class.idg, d);
+        let w = class.warps.len() as f64;
+        for (s, v) in sum.0.iter_mut().zip(c.0) {
+            *s += w * v;
+        }
+        warps += w;
+    }
+    if warps > 0.0 {
+        for s in &mut sum.0 {
+            *s /= warps;
+        }
+    }
+    sum
+}
