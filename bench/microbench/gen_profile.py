@@ -505,6 +505,7 @@ def main():
     w(f"max_threads_per_block = {int(prop('max_threads_per_block'))}")
     w(f"max_shared_memory_per_block = {int(prop('shared_memory_per_block_optin'))}")
     w("max_registers_per_thread = 255")
+    w(f"l2_bytes = {int(prop('l2_cache_size'))}  # device property l2_cache_size ({int(prop('l2_cache_size')) >> 20} MiB)")
     w("")
     w("[classes]")
     width = max(len(t) for t, _ in TAXONOMY) + 2

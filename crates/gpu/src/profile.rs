@@ -75,6 +75,10 @@ pub struct Limits {
     pub max_shared_memory_per_block: u32,
     #[serde(default = "default_max_regs")]
     pub max_registers_per_thread: u32,
+    /// Bytes of the device's L2 cache; `None` when the profile does not give it (mapper g
+    /// then assumes no static L2 reuse, docs/simulator.md).
+    #[serde(default)]
+    pub l2_bytes: Option<u64>,
 }
 
 fn default_reg_unit() -> u32 {

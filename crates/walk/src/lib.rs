@@ -135,9 +135,26 @@ pub fn build(
     let mut unknown = Vec::new();
     for &g in &groups {
         let ctaid = launch.ctaid_of(g);
+        // The next group (the previous one for the last) says which loads every group shares.
+        let neighbour = match g + 1 {
+            n if n < total => Some(n),
+            _ => g.checked_sub(1),
+        };
         for w in 0..warps_per_group {
+            let trace = match neighbour {
+                Some(n) => {
+                    let warp = WarpState::new(kernel, launch, launch.ctaid_of(n), w);
+                    Some(
+                        warp::WarpWalk::new(kernel, an, trips, opts, warp, None)
+                            .run()?
+                            .2,
+                    )
+                }
+                None => None,
+            };
             let warp = WarpState::new(kernel, launch, ctaid, w);
-            let (idg, unk) = warp::WarpWalk::new(kernel, an, trips, opts, warp).run()?;
+            let (idg, unk, _) =
+                warp::WarpWalk::new(kernel, an, trips, opts, warp, trace.as_ref()).run()?;
             unknown.extend(unk);
             let global = g * u64::from(warps_per_group) + u64::from(w);
             let h = fingerprint(&idg);

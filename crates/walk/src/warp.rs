@@ -14,17 +14,31 @@
 //! - a condition on data the interpreter cannot know follows `UnknownBranch`.
 //!
 //! Exit edges of a loop being iterated are not taken: trip counts decide when lanes leave.
+//!
+//! Global loads also get their [`Reuse`]: the warp remembers every global sector it touched
+//! (loads and stores) and when, counted in distinct sectors; a load of sectors all touched
+//! before re-reads them (`Reuse::Warp`, with the data touched in between), and a load whose
+//! sectors a neighbouring group's warp loads at the same point of its path ([`LoadTrace`])
+//! reads data the whole grid shares (`Reuse::Groups`).
 
 use std::collections::HashMap;
 
 use idg::{
     Barrier, BarrierKind, Category, IdgBuilder, LoopInfo, MemAccess, MemSpace, Node, ResourceId,
-    ResourceKind, SrcLoc,
+    ResourceKind, Reuse, SrcLoc,
 };
 use ir::{AddrBase, Analysis, BlockId, Inst, Kernel, LoopId, Operand, Term, Trips, WarpState};
 use ptx::ast::{Flag, Opcode, StateSpace};
 
-use crate::{pattern, Options, UnknownBranch, WalkError};
+use crate::pattern::{self, Sector};
+use crate::{Options, UnknownBranch, WalkError};
+
+/// The global loads a warp issued, in order: PTX line and sectors (empty when some lane's
+/// address is unknown). Another group's warp compares its loads with these.
+pub(crate) type LoadTrace = Vec<(u32, Vec<Sector>)>;
+
+/// Bytes of one global-memory sector.
+const SECTOR_BYTES: u64 = 32;
 
 /// Guards against a walk that does not converge (a CFG shape the walker mis-reads): far more
 /// block visits than a structured path over this kernel could need.
@@ -58,6 +72,14 @@ pub(crate) struct WarpWalk<'a, 'l> {
     stepped_left: u64,
     /// Unknown conditions met on this warp's path (for `--explain`).
     pub(crate) unknown_branches: Vec<u32>,
+    /// Every global sector the warp touched, with the value of `fresh` at its last touch.
+    touched: HashMap<Sector, u64>,
+    /// Distinct global sectors touched so far (a template loop counts all its iterations).
+    fresh: u64,
+    /// This warp's global loads, for a walk of another group.
+    pub(crate) loads: LoadTrace,
+    /// The same warp of a neighbouring group, walked first; `None`: nothing to compare.
+    neighbour: Option<&'a LoadTrace>,
 }
 
 /// Where a sub-walk ended.
@@ -73,6 +95,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
         trips: &'a Trips,
         opts: &'a Options,
         warp: WarpState<'l>,
+        neighbour: Option<&'a LoadTrace>,
     ) -> Self {
         let mut b = IdgBuilder::new();
         let control = b.resource(ResourceKind::Control, "control");
@@ -93,14 +116,19 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             visit_limit: VISIT_FACTOR * (kernel.blocks.len() + 8),
             stepped_left: STEPPED_ITERATIONS,
             unknown_branches: Vec::new(),
+            touched: HashMap::new(),
+            fresh: 0,
+            loads: Vec::new(),
+            neighbour,
         }
     }
 
-    pub(crate) fn run(mut self) -> Result<(idg::Idg, Vec<u32>), WalkError> {
+    /// The warp's IDG, the unknown branches it met and its global loads.
+    pub(crate) fn run(mut self) -> Result<(idg::Idg, Vec<u32>, LoadTrace), WalkError> {
         let mask = self.warp.full_mask();
         self.walk(self.kernel.cfg.entry(), mask, &[])?;
         let idg = self.b.finish().map_err(WalkError::Idg)?;
-        Ok((idg, self.unknown_branches))
+        Ok((idg, self.unknown_branches, self.loads))
     }
 
     /// Walks from `start` with `mask` until a block in `stops` is reached or the lanes exit.
@@ -307,7 +335,11 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             let (walks, per_walk) = if stepped { (n, 1) } else { (1, n) };
             for _ in 0..walks {
                 self.b.begin_repeat(id, per_walk);
+                let fresh = self.fresh;
                 let end = self.walk(header, lanes, &[header])?;
+                // A template stands for `per_walk` iterations; the others touch as much new
+                // data as the one walked (their addresses are not followed).
+                self.fresh += (self.fresh - fresh) * (per_walk - 1);
                 if stepped {
                     self.b.end_repeat_folding()
                 } else {
@@ -404,10 +436,19 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             let bytes = op.bytes_per_lane().unwrap_or(4);
             let store = op.is_store();
             let atomic = op.is_atomic();
-            let pattern = address(inst).and_then(|a| {
-                let addrs = self.warp.eval_addr(a, executing);
-                pattern::analyse(&addrs, executing, bytes)
-            });
+            let addrs = address(inst).map(|a| self.warp.eval_addr(a, executing));
+            let pattern = addrs
+                .as_ref()
+                .and_then(|a| pattern::analyse(a, executing, bytes));
+            let reuse = if space == MemSpace::Global && !atomic {
+                let sectors = addrs
+                    .as_ref()
+                    .and_then(|a| pattern::sectors(a, executing, bytes))
+                    .unwrap_or_default();
+                self.touch_global(inst.ptx_line, sectors, store)
+            } else {
+                None
+            };
             let res = self.b.resource(ResourceKind::Memory, space_name(space));
             if store || atomic {
                 writes.push(res);
@@ -424,6 +465,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
                 atomic,
                 bytes_per_lane: bytes,
                 pattern,
+                reuse,
             });
         }
         reads.sort_unstable();
@@ -445,6 +487,37 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             active_lanes: executing.count_ones(),
         });
         self.warp.step(inst, mask);
+    }
+
+    /// Records a global access's sectors (empty: unknown) and says how a load reuses them.
+    fn touch_global(&mut self, line: u32, sectors: Vec<Sector>, store: bool) -> Option<Reuse> {
+        let mut reuse = None;
+        if !store && !sectors.is_empty() {
+            let last = sectors
+                .iter()
+                .map(|s| self.touched.get(s).copied())
+                .collect::<Option<Vec<u64>>>();
+            let shared = self
+                .neighbour
+                .and_then(|n| n.get(self.loads.len()))
+                .is_some_and(|(l, s)| *l == line && *s == sectors);
+            reuse = match last.and_then(|t| t.into_iter().min()) {
+                Some(oldest) => Some(Reuse::Warp {
+                    distance_bytes: (self.fresh - oldest) * SECTOR_BYTES,
+                }),
+                None if shared => Some(Reuse::Groups),
+                None => None,
+            };
+        }
+        for s in &sectors {
+            if self.touched.insert(*s, self.fresh).is_none() {
+                self.fresh += 1;
+            }
+        }
+        if !store {
+            self.loads.push((line, sectors));
+        }
+        reuse
     }
 
     fn reg(&mut self, r: ir::RegId) -> ResourceId {
