@@ -467,8 +467,9 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack
 }
 
 /// A global load that finds its data on chip, without counters to say where bytes come from
-/// (docs/simulator.md, "Static L2 reuse"). Data the whole grid reads is in L2 after the
-/// first groups touched it: the L2 level. A warp's re-read keeps `dram` (the first-touch
+/// (docs/simulator.md, "Static L2 reuse"). Lines an earlier warp of the group just loaded
+/// are in L1: the L1 level. Data the whole grid reads is in L2 after the first groups
+/// touched it: the L2 level. A warp's re-read keeps `dram` (the first-touch
 /// timing) and carries the L2 level's timing for the occupancies at which everything the
 /// resident warps touch in between fits in L2; without the profile's L2 size, nothing changes.
 fn static_reuse(
@@ -480,6 +481,16 @@ fn static_reuse(
     let l2 = gpu.mem(MemLevel::L2);
     let (lambda, latency) = request_scaling(l2.lambda, l2.latency, milli_sectors);
     match reuse {
+        idg::Reuse::Siblings => {
+            let l1 = gpu.mem(MemLevel::L1);
+            let (lambda, latency) = request_scaling(l1.lambda, l1.latency, milli_sectors);
+            NodeTiming {
+                lambda,
+                latency,
+                source: MapSource::GStatic,
+                ..dram
+            }
+        }
         idg::Reuse::Groups => NodeTiming {
             lambda,
             latency,

@@ -110,6 +110,7 @@ fn mapper_g_times_reuse_at_l2_without_counters_only() {
                 );
                 seen.1 += 1;
             }
+            Some(Reuse::Siblings) => panic!("one warp per group has no siblings"),
             None => assert!(timing.l2_reuse.is_none()),
         }
     }
@@ -136,4 +137,62 @@ fn a_profile_without_l2_size_keeps_re_reads_at_first_touch() {
     h100.limits.l2_bytes = None;
     let (t, _) = map_kernel(&idgs, &h100, None);
     assert!(t[0].nodes.iter().all(|n| n.l2_reuse.is_none()));
+}
+
+/// Two warps reading the same 32 floats of their group's row (`tid % 32`): a layout that
+/// replicates a row over warps.
+const REPLICATED: &str = ".version 8.0\n.target sm_90\n.address_size 64\n\
+.visible .entry rep(.param .u64 x)\n{\n\
+\t.reg .b32 %r<8>;\n\t.reg .f32 %f<4>;\n\t.reg .b64 %rd<8>;\n\
+\tld.param.u64 %rd1, [x];\n\tmov.u32 %r1, %ctaid.x;\n\tmov.u32 %r2, %tid.x;\n\
+\tand.b32 %r3, %r2, 31;\n\tmul.wide.u32 %rd2, %r1, 128;\n\tmul.wide.u32 %rd3, %r3, 4;\n\
+\tadd.s64 %rd4, %rd1, %rd2;\n\tadd.s64 %rd5, %rd4, %rd3;\n\
+\tld.global.f32 %f1, [%rd5];\n\tret;\n}\n";
+
+#[test]
+fn a_warp_repeating_an_earlier_warps_load_reads_l1() {
+    let module = ptx::parse(REPLICATED).unwrap();
+    let idgs = walk::front_end(
+        &module,
+        "rep",
+        &ir::Launch {
+            grid: [64, 1, 1],
+            block: [64, 1, 1],
+            params: vec![],
+        },
+        &ir::TripInputs::default(),
+        &walk::Options::default(),
+    )
+    .unwrap()
+    .built
+    .idgs;
+    // Warp 0 loads first; warp 1 loads the same sectors after it.
+    assert_eq!(idgs.classes.len(), 2);
+    let reuse = |c: usize| {
+        idgs.classes[c]
+            .idg
+            .nodes
+            .iter()
+            .find(|n| n.op.to_string() == "ld.global.f32")
+            .and_then(|n| n.mem)
+            .unwrap()
+            .reuse
+    };
+    let (first, second) = (reuse(0), reuse(1));
+    assert_eq!(first, None);
+    assert_eq!(second, Some(Reuse::Siblings));
+    let h100 = GpuProfile::bundled("hopper-h100").unwrap();
+    let l1 = h100.mem(MemLevel::L1);
+    let (t, _) = map_kernel(&idgs, &h100, None);
+    let load = |c: usize| {
+        let i = idgs.classes[c]
+            .idg
+            .nodes
+            .iter()
+            .position(|n| n.op.to_string() == "ld.global.f32")
+            .unwrap();
+        t[c].nodes[i]
+    };
+    assert_eq!((load(1).lambda, load(1).latency), (l1.lambda, l1.latency));
+    assert_ne!((load(0).lambda, load(0).latency), (l1.lambda, l1.latency));
 }

@@ -98,6 +98,10 @@ pub enum Reuse {
     /// data (distinct 32-byte sectors) it touched from the oldest of those touches to this
     /// one, its share of what L2 must hold for the re-read to hit.
     Warp { distance_bytes: u64 },
+    /// An earlier warp of the same group loads the same sectors at the same point of its path
+    /// (a layout that replicates data over warps): that warp's request brings the lines into
+    /// the SM's L1.
+    Siblings,
     /// Another work group reads the same sectors at the same point of its path (the address
     /// does not depend on the group): the grid reads that data over and over.
     Groups,

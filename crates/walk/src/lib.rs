@@ -140,21 +140,22 @@ pub fn build(
             n if n < total => Some(n),
             _ => g.checked_sub(1),
         };
+        // The loads of the group's warps walked so far.
+        let mut siblings = Vec::new();
         for w in 0..warps_per_group {
             let trace = match neighbour {
                 Some(n) => {
                     let warp = WarpState::new(kernel, launch, launch.ctaid_of(n), w);
-                    Some(
-                        warp::WarpWalk::new(kernel, an, trips, opts, warp, None)
-                            .run()?
-                            .2,
-                    )
+                    let walk = warp::WarpWalk::new(kernel, an, trips, opts, warp, None, &[]);
+                    Some(walk.run()?.2)
                 }
                 None => None,
             };
             let warp = WarpState::new(kernel, launch, ctaid, w);
-            let (idg, unk, _) =
-                warp::WarpWalk::new(kernel, an, trips, opts, warp, trace.as_ref()).run()?;
+            let walk =
+                warp::WarpWalk::new(kernel, an, trips, opts, warp, trace.as_ref(), &siblings);
+            let (idg, unk, loads) = walk.run()?;
+            siblings.push(loads);
             unknown.extend(unk);
             let global = g * u64::from(warps_per_group) + u64::from(w);
             let h = fingerprint(&idg);

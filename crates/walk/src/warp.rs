@@ -17,9 +17,10 @@
 //!
 //! Global loads also get their [`Reuse`]: the warp remembers every global sector it touched
 //! (loads and stores) and when, counted in distinct sectors; a load of sectors all touched
-//! before re-reads them (`Reuse::Warp`, with the data touched in between), and a load whose
-//! sectors a neighbouring group's warp loads at the same point of its path ([`LoadTrace`])
-//! reads data the whole grid shares (`Reuse::Groups`).
+//! before re-reads them (`Reuse::Warp`, with the data touched in between), a load whose
+//! sectors an earlier warp of the group loads at the same point of its path ([`LoadTrace`])
+//! finds them in L1 (`Reuse::Siblings`), and one whose sectors the same warp of a
+//! neighbouring group loads there reads data the whole grid shares (`Reuse::Groups`).
 
 use std::collections::HashMap;
 
@@ -80,6 +81,8 @@ pub(crate) struct WarpWalk<'a, 'l> {
     pub(crate) loads: LoadTrace,
     /// The same warp of a neighbouring group, walked first; `None`: nothing to compare.
     neighbour: Option<&'a LoadTrace>,
+    /// The earlier warps of this warp's group.
+    siblings: &'a [LoadTrace],
 }
 
 /// Where a sub-walk ended.
@@ -96,6 +99,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
         opts: &'a Options,
         warp: WarpState<'l>,
         neighbour: Option<&'a LoadTrace>,
+        siblings: &'a [LoadTrace],
     ) -> Self {
         let mut b = IdgBuilder::new();
         let control = b.resource(ResourceKind::Control, "control");
@@ -120,6 +124,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             fresh: 0,
             loads: Vec::new(),
             neighbour,
+            siblings,
         }
     }
 
@@ -445,7 +450,13 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
                     .as_ref()
                     .and_then(|a| pattern::sectors(a, executing, bytes))
                     .unwrap_or_default();
-                self.touch_global(inst.ptx_line, sectors, store)
+                // A load whose lanes all read one word is an L1 hit for every warp but the
+                // first whatever came before (mapper g's uniform rule): no reuse to record.
+                let uniform = matches!(op.opcode, Opcode::Ld | Opcode::Ldu)
+                    && executing.count_ones() > 1
+                    && pattern.is_some_and(|p| p.lane_stride_bytes == Some(0));
+                let reuse = self.touch_global(inst.ptx_line, sectors, store);
+                reuse.filter(|_| !uniform)
             } else {
                 None
             };
@@ -497,15 +508,17 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
                 .iter()
                 .map(|s| self.touched.get(s).copied())
                 .collect::<Option<Vec<u64>>>();
-            let shared = self
-                .neighbour
-                .and_then(|n| n.get(self.loads.len()))
-                .is_some_and(|(l, s)| *l == line && *s == sectors);
+            let here = self.loads.len();
+            let same = |t: &LoadTrace| {
+                t.get(here)
+                    .is_some_and(|(l, s)| *l == line && *s == sectors)
+            };
             reuse = match last.and_then(|t| t.into_iter().min()) {
                 Some(oldest) => Some(Reuse::Warp {
                     distance_bytes: (self.fresh - oldest) * SECTOR_BYTES,
                 }),
-                None if shared => Some(Reuse::Groups),
+                None if self.siblings.iter().any(same) => Some(Reuse::Siblings),
+                None if self.neighbour.is_some_and(same) => Some(Reuse::Groups),
                 None => None,
             };
         }
