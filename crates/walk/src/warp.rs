@@ -344,7 +344,9 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
                 let end = self.walk(header, lanes, &[header])?;
                 // A template stands for `per_walk` iterations; the others touch as much new
                 // data as the one walked (their addresses are not followed).
-                self.fresh += (self.fresh - fresh) * (per_walk - 1);
+                self.fresh = self
+                    .fresh
+                    .saturating_add((self.fresh - fresh).saturating_mul(per_walk - 1));
                 if stepped {
                     self.b.end_repeat_folding()
                 } else {
@@ -515,7 +517,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             };
             reuse = match last.and_then(|t| t.into_iter().min()) {
                 Some(oldest) => Some(Reuse::Warp {
-                    distance_bytes: (self.fresh - oldest) * SECTOR_BYTES,
+                    distance_bytes: (self.fresh - oldest).saturating_mul(SECTOR_BYTES),
                 }),
                 None if self.siblings.iter().any(same) => Some(Reuse::Siblings),
                 None if self.neighbour.is_some_and(same) => Some(Reuse::Groups),
@@ -524,7 +526,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
         }
         for s in &sectors {
             if self.touched.insert(*s, self.fresh).is_none() {
-                self.fresh += 1;
+                self.fresh = self.fresh.saturating_add(1);
             }
         }
         if !store {
