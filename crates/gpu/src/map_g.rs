@@ -471,7 +471,8 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack
 /// are in L1: the L1 level. Data the whole grid reads is in L2 after the first groups
 /// touched it: the L2 level. A warp's re-read keeps `dram` (the first-touch
 /// timing) and carries the L2 level's timing for the occupancies at which everything the
-/// resident warps touch in between fits in L2; without the profile's L2 size, nothing changes.
+/// resident warps touch in between fits in L2, written bytes counted `l2_written_weight`
+/// times; without the profile's L2 size, nothing changes.
 fn static_reuse(
     gpu: &GpuProfile,
     dram: NodeTiming,
@@ -497,11 +498,19 @@ fn static_reuse(
             source: MapSource::GStatic,
             ..dram
         },
-        idg::Reuse::Warp { distance_bytes } => {
+        idg::Reuse::Warp {
+            distance_bytes,
+            written_bytes,
+        } => {
             let Some(capacity) = gpu.limits.l2_bytes else {
                 return dram;
             };
+            // Written bytes weigh more (the profile's measured weight).
+            let extra = written_bytes
+                .min(distance_bytes)
+                .saturating_mul(u64::from(gpu.limits.l2_written_weight.max(1) - 1));
             let per_warp = distance_bytes
+                .saturating_add(extra)
                 .max(1)
                 .saturating_mul(u64::from(gpu.sm_count.max(1)));
             NodeTiming {

@@ -79,6 +79,10 @@ pub struct Limits {
     /// then assumes no static L2 reuse, docs/simulator.md).
     #[serde(default)]
     pub l2_bytes: Option<u64>,
+    /// How many bytes of L2 room a written byte between two reads of a line takes, against 1
+    /// for a byte read (written lines push re-read data out sooner); 1 when not given.
+    #[serde(default = "default_written_weight")]
+    pub l2_written_weight: u32,
 }
 
 fn default_reg_unit() -> u32 {
@@ -89,6 +93,9 @@ fn default_shared_unit() -> u32 {
 }
 fn default_max_regs() -> u32 {
     255
+}
+fn default_written_weight() -> u32 {
+    1
 }
 
 /// Where a resolved value came from.

@@ -65,10 +65,12 @@ fn the_walk_marks_re_reads_and_group_shared_loads() {
     for j in 0..8u64 {
         // x[j] again: pass 1's later iterations (7 - j) and pass 2's earlier ones (w and y,
         // 2 x 4 sectors each) came in between: 32 + 4j sectors since pass 1 touched it.
+        // Of those, y's sectors were written.
         assert_eq!(
             l[8 + 2 * j as usize].1,
             Some(Reuse::Warp {
-                distance_bytes: (32 + 4 * j) * 32
+                distance_bytes: (32 + 4 * j) * 32,
+                written_bytes: 4 * j * 32,
             }),
             "iteration {j}"
         );
@@ -99,14 +101,21 @@ fn mapper_g_times_reuse_at_l2_without_counters_only() {
                 assert!(timing.l2_reuse.is_none());
                 seen.0 += 1;
             }
-            Some(Reuse::Warp { distance_bytes }) => {
+            Some(Reuse::Warp {
+                distance_bytes,
+                written_bytes,
+            }) => {
                 // First-touch timing, with L2's while the data fits.
                 assert_eq!((timing.lambda, timing.latency), (dram.lambda, dram.latency));
                 let r = timing.l2_reuse.unwrap();
                 assert_eq!((r.lambda, r.latency), (l2.lambda, l2.latency));
+                // A written byte takes the profile's weight (2 on the H100) in L2 room.
+                let weight = u64::from(h100.limits.l2_written_weight);
+                assert_eq!(weight, 2);
+                let room = distance_bytes + written_bytes * (weight - 1);
                 assert_eq!(
                     r.max_warps_per_sm,
-                    capacity / (distance_bytes * u64::from(h100.sm_count))
+                    capacity / (room * u64::from(h100.sm_count))
                 );
                 seen.1 += 1;
             }

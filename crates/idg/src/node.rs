@@ -96,8 +96,13 @@ pub struct MemAccess {
 pub enum Reuse {
     /// The warp touched every sector of this access before; `distance_bytes` is the global
     /// data (distinct 32-byte sectors) it touched from the oldest of those touches to this
-    /// one, its share of what L2 must hold for the re-read to hit.
-    Warp { distance_bytes: u64 },
+    /// one, its share of what L2 must hold for the re-read to hit; `written_bytes` is the
+    /// part of it a store touched first (written data crowds re-read data out of L2 sooner).
+    Warp {
+        distance_bytes: u64,
+        #[serde(default)]
+        written_bytes: u64,
+    },
     /// An earlier warp of the same group loads the same sectors at the same point of its path
     /// (a layout that replicates data over warps): that warp's request brings the lines into
     /// the SM's L1.

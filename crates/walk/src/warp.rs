@@ -41,6 +41,24 @@ pub(crate) type LoadTrace = Vec<(u32, Vec<Sector>)>;
 /// Bytes of one global-memory sector.
 const SECTOR_BYTES: u64 = 32;
 
+/// Distinct global sectors a warp touched: all of them, and those a store touched first.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Fresh {
+    all: u64,
+    written: u64,
+}
+
+impl Fresh {
+    /// `self` plus `times` more of what was touched since `before`.
+    fn repeated(self, before: Fresh, times: u64) -> Fresh {
+        let more = |now: u64, then: u64| now.saturating_add((now - then).saturating_mul(times));
+        Fresh {
+            all: more(self.all, before.all),
+            written: more(self.written, before.written),
+        }
+    }
+}
+
 /// Guards against a walk that does not converge (a CFG shape the walker mis-reads): far more
 /// block visits than a structured path over this kernel could need.
 const VISIT_FACTOR: usize = 64;
@@ -74,9 +92,9 @@ pub(crate) struct WarpWalk<'a, 'l> {
     /// Unknown conditions met on this warp's path (for `--explain`).
     pub(crate) unknown_branches: Vec<u32>,
     /// Every global sector the warp touched, with the value of `fresh` at its last touch.
-    touched: HashMap<Sector, u64>,
+    touched: HashMap<Sector, Fresh>,
     /// Distinct global sectors touched so far (a template loop counts all its iterations).
-    fresh: u64,
+    fresh: Fresh,
     /// This warp's global loads, for a walk of another group.
     pub(crate) loads: LoadTrace,
     /// The same warp of a neighbouring group, walked first; `None`: nothing to compare.
@@ -121,7 +139,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             stepped_left: STEPPED_ITERATIONS,
             unknown_branches: Vec::new(),
             touched: HashMap::new(),
-            fresh: 0,
+            fresh: Fresh::default(),
             loads: Vec::new(),
             neighbour,
             siblings,
@@ -344,9 +362,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
                 let end = self.walk(header, lanes, &[header])?;
                 // A template stands for `per_walk` iterations; the others touch as much new
                 // data as the one walked (their addresses are not followed).
-                self.fresh = self
-                    .fresh
-                    .saturating_add((self.fresh - fresh).saturating_mul(per_walk - 1));
+                self.fresh = self.fresh.repeated(fresh, per_walk - 1);
                 if stepped {
                     self.b.end_repeat_folding()
                 } else {
@@ -509,15 +525,17 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             let last = sectors
                 .iter()
                 .map(|s| self.touched.get(s).copied())
-                .collect::<Option<Vec<u64>>>();
+                .collect::<Option<Vec<Fresh>>>();
             let here = self.loads.len();
             let same = |t: &LoadTrace| {
                 t.get(here)
                     .is_some_and(|(l, s)| *l == line && *s == sectors)
             };
-            reuse = match last.and_then(|t| t.into_iter().min()) {
+            reuse = match last.and_then(|t| t.into_iter().min_by_key(|f| f.all)) {
                 Some(oldest) => Some(Reuse::Warp {
-                    distance_bytes: (self.fresh - oldest).saturating_mul(SECTOR_BYTES),
+                    distance_bytes: (self.fresh.all - oldest.all).saturating_mul(SECTOR_BYTES),
+                    written_bytes: (self.fresh.written - oldest.written)
+                        .saturating_mul(SECTOR_BYTES),
                 }),
                 None if self.siblings.iter().any(same) => Some(Reuse::Siblings),
                 None if self.neighbour.is_some_and(same) => Some(Reuse::Groups),
@@ -526,7 +544,10 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
         }
         for s in &sectors {
             if self.touched.insert(*s, self.fresh).is_none() {
-                self.fresh = self.fresh.saturating_add(1);
+                self.fresh.all = self.fresh.all.saturating_add(1);
+                if store {
+                    self.fresh.written = self.fresh.written.saturating_add(1);
+                }
             }
         }
         if !store {
