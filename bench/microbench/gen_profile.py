@@ -507,6 +507,10 @@ def main():
     w(f"max_threads_per_block = {int(prop('max_threads_per_block'))}")
     w(f"max_shared_memory_per_block = {int(prop('shared_memory_per_block_optin'))}")
     w("max_registers_per_thread = 255")
+    w(f"l2_bytes = {int(prop('l2_cache_size'))}  # device property l2_cache_size ({int(prop('l2_cache_size')) >> 20} MiB)")
+    # From data/h100_l2_reuse_raw.csv (l2_reuse.cu, its own binary): where half the re-reads
+    # still hit, reads only against reads with as many bytes written in between.
+    w("l2_written_weight = 2  # l2_reuse.cu: half the re-reads hit at 50.8 MiB read only, at 16.7 + 16.7 MiB read + written")
     w("")
     w("[classes]")
     width = max(len(t) for t, _ in TAXONOMY) + 2

@@ -80,6 +80,7 @@ impl Backend for Toy {
                             subsystem: sub,
                             lambda: tpc,
                             latency: lat * tpc,
+                            below_occupancy: None,
                         }
                     })
                     .collect()

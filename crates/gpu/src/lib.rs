@@ -38,4 +38,4 @@ pub use profile::{
     MemParams, MixedBandwidth, Origin, SassExpansion, Scheduler, Subsystem, SubsystemId,
 };
 pub use render::{mapping, mapping_table, Mapping, MappingRow};
-pub use timing::{ClassTiming, MapSource, NodeTiming};
+pub use timing::{ClassTiming, L2Reuse, MapSource, NodeTiming};

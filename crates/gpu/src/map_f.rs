@@ -199,6 +199,7 @@ pub fn map_f(op: &Op, gpu: &GpuProfile) -> NodeTiming {
         latency: p.latency,
         source,
         class,
+        l2_reuse: None,
     }
 }
 

@@ -27,7 +27,7 @@ use crate::class::{InstClass, MemLevel};
 use crate::cycles::Cycles;
 use crate::map_f::{map_f, Unclassified, Warning};
 use crate::profile::GpuProfile;
-use crate::timing::{ClassTiming, MapSource, NodeTiming};
+use crate::timing::{ClassTiming, L2Reuse, MapSource, NodeTiming};
 use idg::{KernelIdgs, MemAccess, MemSpace, Node};
 use ptx::ast::Opcode;
 use serde::{Deserialize, Serialize};
@@ -361,6 +361,7 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack
             latency: p.latency,
             source: MapSource::GStatic,
             class: c,
+            l2_reuse: None,
         };
     }
     if m.atomic {
@@ -430,7 +431,12 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack
             if u.given {
                 lacks.insert(Lack::DramRatio);
             }
-            sized(f, sectors)
+            match m.reuse {
+                Some(reuse) if f.class == InstClass::LdGlobal => {
+                    static_reuse(gpu, sized(f, sectors), reuse, sectors)
+                }
+                _ => sized(f, sectors),
+            }
         }
         InstClass::LdLocal | InstClass::StLocal => sized(f, sectors),
         InstClass::LdShared | InstClass::StShared => {
@@ -457,6 +463,66 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack
             }
         }
         _ => f,
+    }
+}
+
+/// A global load that finds its data on chip, without counters to say where bytes come from
+/// (docs/simulator.md, "Static L2 reuse"). Lines an earlier warp of the group just loaded
+/// are in L1: the L1 level. Data the whole grid reads is in L2 after the first groups
+/// touched it: the L2 level. A warp's re-read keeps `dram` (the first-touch
+/// timing) and carries the L2 level's timing for the occupancies at which everything the
+/// resident warps touch in between fits in L2, written bytes counted `l2_written_weight`
+/// times; without the profile's L2 size, nothing changes.
+fn static_reuse(
+    gpu: &GpuProfile,
+    dram: NodeTiming,
+    reuse: idg::Reuse,
+    milli_sectors: u64,
+) -> NodeTiming {
+    let l2 = gpu.mem(MemLevel::L2);
+    let (lambda, latency) = request_scaling(l2.lambda, l2.latency, milli_sectors);
+    match reuse {
+        idg::Reuse::Siblings => {
+            let l1 = gpu.mem(MemLevel::L1);
+            let (lambda, latency) = request_scaling(l1.lambda, l1.latency, milli_sectors);
+            NodeTiming {
+                lambda,
+                latency,
+                source: MapSource::GStatic,
+                ..dram
+            }
+        }
+        idg::Reuse::Groups => NodeTiming {
+            lambda,
+            latency,
+            source: MapSource::GStatic,
+            ..dram
+        },
+        idg::Reuse::Warp {
+            distance_bytes,
+            written_bytes,
+        } => {
+            let Some(capacity) = gpu.limits.l2_bytes else {
+                return dram;
+            };
+            // Written bytes weigh more (the profile's measured weight).
+            let extra = written_bytes
+                .min(distance_bytes)
+                .saturating_mul(u64::from(gpu.limits.l2_written_weight.max(1) - 1));
+            let per_warp = distance_bytes
+                .saturating_add(extra)
+                .max(1)
+                .saturating_mul(u64::from(gpu.sm_count.max(1)));
+            NodeTiming {
+                source: MapSource::GStatic,
+                l2_reuse: Some(L2Reuse {
+                    lambda,
+                    latency,
+                    max_warps_per_sm: capacity / per_warp,
+                }),
+                ..dram
+            }
+        }
     }
 }
 

@@ -75,6 +75,14 @@ pub struct Limits {
     pub max_shared_memory_per_block: u32,
     #[serde(default = "default_max_regs")]
     pub max_registers_per_thread: u32,
+    /// Bytes of the device's L2 cache; `None` when the profile does not give it (mapper g
+    /// then assumes no static L2 reuse, docs/simulator.md).
+    #[serde(default)]
+    pub l2_bytes: Option<u64>,
+    /// How many bytes of L2 room a written byte between two reads of a line takes, against 1
+    /// for a byte read (written lines push re-read data out sooner); 1 when not given.
+    #[serde(default = "default_written_weight")]
+    pub l2_written_weight: u32,
 }
 
 fn default_reg_unit() -> u32 {
@@ -85,6 +93,9 @@ fn default_shared_unit() -> u32 {
 }
 fn default_max_regs() -> u32 {
     255
+}
+fn default_written_weight() -> u32 {
+    1
 }
 
 /// Where a resolved value came from.

@@ -42,6 +42,21 @@ pub struct NodeTiming {
     pub latency: Cycles,
     pub source: MapSource,
     pub class: InstClass,
+    /// A global load that re-reads its warp's data: its λ and Λ when that data is still in
+    /// L2, which depends on how many warps run at once (decided per execution configuration).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub l2_reuse: Option<L2Reuse>,
+}
+
+/// The L2 timing of a re-read and the occupancy up to which it applies: the data the
+/// resident warps of every SM touch between a warp's two reads must fit in L2,
+/// `warps_per_sm · SMs · distance ≤ L2 bytes`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct L2Reuse {
+    pub lambda: Cycles,
+    pub latency: Cycles,
+    /// The most resident warps per SM for which the data is still in L2.
+    pub max_warps_per_sm: u64,
 }
 
 /// Timings of one warp class's IDG; `nodes[n.index()]` belongs to `NodeId` n.

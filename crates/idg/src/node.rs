@@ -84,6 +84,32 @@ pub struct MemAccess {
     pub atomic: bool,
     pub bytes_per_lane: u32,
     pub pattern: Option<AccessPattern>,
+    /// A global load whose data was touched before (`None`: first touch, or not known).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reuse: Option<Reuse>,
+}
+
+/// Why a global load finds its data already on chip, from the static addresses: the data is
+/// in L2 if nothing evicted it in between (mapper g without a profile decides that).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reuse {
+    /// The warp touched every sector of this access before; `distance_bytes` is the global
+    /// data (distinct 32-byte sectors) it touched from the oldest of those touches to this
+    /// one, its share of what L2 must hold for the re-read to hit; `written_bytes` is the
+    /// part of it a store touched first (written data crowds re-read data out of L2 sooner).
+    Warp {
+        distance_bytes: u64,
+        #[serde(default)]
+        written_bytes: u64,
+    },
+    /// An earlier warp of the same group loads the same sectors at the same point of its path
+    /// (a layout that replicates data over warps): that warp's request brings the lines into
+    /// the SM's L1.
+    Siblings,
+    /// Another work group reads the same sectors at the same point of its path (the address
+    /// does not depend on the group): the grid reads that data over and over.
+    Groups,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -62,6 +62,7 @@ fn looped_example(reps: u64) -> (Idg, ClassTiming) {
             } else {
                 InstClass::F32Add
             },
+            l2_reuse: None,
         });
     }
     b.end_repeat().expect("balanced");

@@ -78,6 +78,7 @@ fn build(body: &[Gen], reps: u64) -> (Idg, ClassTiming) {
             } else {
                 InstClass::F32Add
             },
+            l2_reuse: None,
         });
     }
     b.end_repeat().unwrap();

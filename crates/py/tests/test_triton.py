@@ -7,6 +7,7 @@ import pytest
 triton = pytest.importorskip("triton")
 tl = pytest.importorskip("triton.language")
 
+import ptx2idg  # noqa: E402
 import ptx2idg.triton as pt  # noqa: E402
 
 
@@ -61,3 +62,27 @@ def test_prune_keeps_the_predicted_best():
 def test_unbindable_argument_is_an_error():
     with pytest.raises(TypeError):
         pt.predict(add, CONFIGS[0], *ARGS, grid=grid)
+
+
+@triton.jit
+def row_sum(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    base = x_ptr + tl.program_id(0) * n
+    acc = tl.zeros((BLOCK,), tl.float32)
+    for j in range(0, n, BLOCK):
+        acc += tl.load(base + j + tl.arange(0, BLOCK))
+    tl.store(out_ptr + tl.program_id(0), tl.sum(acc, 0))
+
+
+def test_spilling_config_is_timed_with_its_spills():
+    # A one-warp program holding 8192 floats: far beyond 255 registers, so ptxas spills in
+    # the loop (8 iterations per row).
+    cfg = triton.Config({"BLOCK": 8192}, num_warps=1)
+    args = ("*fp32", "*fp32", 65536)
+    rows = lambda meta: (1024,)  # noqa: E731
+    r = pt.predict(row_sum, cfg, *args, grid=rows)
+    assert r.regs == 255 and r.spill_bytes > 0
+    compiled, _, scalars = pt.compile_config(row_sum, cfg, *args)
+    plain = ptx2idg.simulate(compiled.asm["ptx"], grid=(1024,), block=32, params=scalars,
+                             gpu="hopper-h100", regs=r.regs, shared=r.shared)
+    # Without the spill accesses the two would be equal.
+    assert r.time_us > 1.05 * float(plain.time_us[0])

@@ -19,6 +19,36 @@ pub struct NodeCost {
     pub lambda: u64,
     /// Λ in ticks: issue to completion (when dependants may issue).
     pub latency: u64,
+    /// Another λ and Λ that apply while the resident warps are few enough (a re-read whose
+    /// data stays in L2, `gpu::L2Reuse`); `None` for most nodes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub below_occupancy: Option<OccupancyCost>,
+}
+
+/// λ and Λ in ticks that replace a node's while at most `max_warps` warps are resident.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OccupancyCost {
+    pub max_warps: u64,
+    pub lambda: u64,
+    pub latency: u64,
+}
+
+impl NodeCost {
+    /// The cost at `resident_warps` warps per core.
+    pub fn at_occupancy(&self, resident_warps: u64) -> NodeCost {
+        match self.below_occupancy {
+            Some(o) if resident_warps <= o.max_warps => NodeCost {
+                subsystem: self.subsystem,
+                lambda: o.lambda,
+                latency: o.latency,
+                below_occupancy: None,
+            },
+            _ => NodeCost {
+                below_occupancy: None,
+                ..*self
+            },
+        }
+    }
 }
 
 /// Costs of one warp class, indexed by `NodeId`.
@@ -73,6 +103,7 @@ pub(crate) fn prepare(
     idg: &Idg,
     costs: &[NodeCost],
     warps_per_group: u32,
+    resident_warps: u64,
     lambda_scale: u64,
     posted_stores: bool,
     latch_blocks: bool,
@@ -88,9 +119,12 @@ pub(crate) fn prepare(
         .zip(costs)
         .zip(heads.into_iter().zip(back_edges))
         .map(|((node, cost), (loop_head, back_edge))| Prepared {
-            cost: NodeCost {
-                lambda: cost.lambda * lambda_scale,
-                ..*cost
+            cost: {
+                let c = cost.at_occupancy(resident_warps);
+                NodeCost {
+                    lambda: c.lambda * lambda_scale,
+                    ..c
+                }
             },
             barrier: node.barrier.map(|b| BarrierRole {
                 id: b.id,
@@ -192,4 +226,28 @@ pub fn check_costs(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod occupancy_tests {
+    use super::*;
+
+    #[test]
+    fn the_alternative_cost_holds_up_to_its_occupancy() {
+        let c = NodeCost {
+            subsystem: 2,
+            lambda: 80,
+            latency: 5000,
+            below_occupancy: Some(OccupancyCost {
+                max_warps: 32,
+                lambda: 30,
+                latency: 2000,
+            }),
+        };
+        let low = c.at_occupancy(32);
+        assert_eq!((low.subsystem, low.lambda, low.latency), (2, 30, 2000));
+        let high = c.at_occupancy(33);
+        assert_eq!((high.subsystem, high.lambda, high.latency), (2, 80, 5000));
+        assert!(low.below_occupancy.is_none() && high.below_occupancy.is_none());
+    }
 }

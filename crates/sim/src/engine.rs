@@ -235,6 +235,7 @@ pub(crate) fn prepare_all(
                 &c.idg,
                 t,
                 exec.warps_per_group,
+                exec.occupancy_warps(),
                 n_parts as u64,
                 opts.posted_stores,
                 opts.latch_blocks,

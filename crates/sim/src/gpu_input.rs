@@ -11,7 +11,7 @@ use idg::KernelIdgs;
 use serde::{Deserialize, Serialize};
 
 use crate::config::{ExecConfig, Hardware, Scheduler, SimOptions};
-use crate::cost::{ClassCosts, NodeCost};
+use crate::cost::{ClassCosts, NodeCost, OccupancyCost};
 use crate::result::{IssueRecord, SimResult};
 use crate::{simulate_with_records, SimError};
 
@@ -52,6 +52,11 @@ pub fn costs_from_timing(timings: &[ClassTiming]) -> Vec<ClassCosts> {
                     subsystem: n.subsystem.0,
                     lambda: n.lambda.ticks(),
                     latency: n.latency.ticks(),
+                    below_occupancy: n.l2_reuse.map(|r| OccupancyCost {
+                        max_warps: r.max_warps_per_sm,
+                        lambda: r.lambda.ticks(),
+                        latency: r.latency.ticks(),
+                    }),
                 })
                 .collect()
         })

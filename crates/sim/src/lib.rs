@@ -23,7 +23,7 @@ pub mod synth;
 pub mod trace;
 
 pub use config::{ExecConfig, Hardware, IssueOrder, Scheduler, SimOptions};
-pub use cost::{check_costs, ClassCosts, NodeCost};
+pub use cost::{check_costs, ClassCosts, NodeCost, OccupancyCost};
 pub use gpu_input::{
     costs_from_timing, exec_for_occupancy, hardware_from_profile, scheduler_from_profile,
     simulate_idgs, Launch, LaunchSweep, SweepCut,

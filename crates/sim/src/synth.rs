@@ -170,6 +170,7 @@ pub fn costs_for(k: &SynthKernel, per_subsystem: &[(f64, f64)], hw: &Hardware) -
                 subsystem: s,
                 lambda: t(l),
                 latency: t(lat),
+                below_occupancy: None,
             }
         })
         .collect()]

@@ -155,14 +155,50 @@ pub fn build(
     let mut divergent: Vec<u64> = Vec::new();
     for &g in &groups {
         let ctaid = launch.ctaid_of(g);
+        // The next group (the previous one for the last) says which loads every group shares.
+        let neighbour = match g + 1 {
+            n if n < total => Some(n),
+            _ => g.checked_sub(1),
+        };
+        // The loads of the group's warps walked so far.
+        let mut siblings = Vec::new();
         for w in 0..warps_per_group {
-            let warp = WarpState::new(kernel, launch, ctaid, w);
             let policy = match opts.mix {
                 Some(m) if w < m.first_warps => m.first,
                 Some(m) => m.second,
                 None => opts.unknown_branch,
             };
-            let out = warp::WarpWalk::new(kernel, an, trips, opts, policy, warp).run()?;
+            let trace = match neighbour {
+                Some(n) => {
+                    let warp = WarpState::new(kernel, launch, launch.ctaid_of(n), w);
+                    let walk = warp::WarpWalk::new(
+                        kernel,
+                        an,
+                        trips,
+                        opts,
+                        policy,
+                        warp,
+                        warp::Peers::default(),
+                    );
+                    Some(walk.run()?.loads)
+                }
+                None => None,
+            };
+            let warp = WarpState::new(kernel, launch, ctaid, w);
+            let out = warp::WarpWalk::new(
+                kernel,
+                an,
+                trips,
+                opts,
+                policy,
+                warp,
+                warp::Peers {
+                    neighbour: trace.as_ref(),
+                    siblings: &siblings,
+                },
+            )
+            .run()?;
+            siblings.push(out.loads);
             unknown.extend(out.unknown_branches);
             let idg = out.idg;
             let global = g * u64::from(warps_per_group) + u64::from(w);

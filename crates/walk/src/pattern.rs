@@ -86,6 +86,32 @@ pub fn analyse(
     })
 }
 
+/// A global-memory sector: the base its address is relative to and its index from that base.
+pub(crate) type Sector = (Option<ir::BaseId>, i64);
+
+/// The distinct 32-byte sectors the active lanes touch, sorted; `None` when some active
+/// lane's address is unknown.
+pub(crate) fn sectors(
+    addrs: &[Option<AbstractAddr>; 32],
+    active: u32,
+    bytes: u32,
+) -> Option<Vec<Sector>> {
+    let bytes = i64::from(bytes.max(1));
+    let mut out = Vec::new();
+    for (i, a) in addrs.iter().enumerate() {
+        if active >> i & 1 == 0 {
+            continue;
+        }
+        let a = (*a)?;
+        let lo = a.offset.div_euclid(SECTOR);
+        let hi = (a.offset + bytes - 1).div_euclid(SECTOR);
+        out.extend((lo..=hi).map(|s| (a.base, s)));
+    }
+    out.sort_unstable();
+    out.dedup();
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,6 +154,16 @@ mod tests {
         assert_eq!(b.bank_conflict_degree, 0);
         assert_eq!(b.sectors_per_request, 1);
         assert_eq!(b.lane_stride_bytes, Some(0));
+    }
+
+    #[test]
+    fn sectors_of_a_wide_access_and_of_an_unknown_lane() {
+        let s = sectors(&addrs(|i| 16 * i), u32::MAX, 16).unwrap();
+        assert_eq!(s, (0..16).map(|k| (None, k)).collect::<Vec<_>>());
+        let mut a = addrs(|i| 4 * i);
+        a[5] = None;
+        assert!(sectors(&a, u32::MAX, 4).is_none());
+        assert_eq!(sectors(&a, 0b1, 4).unwrap(), vec![(None, 0)]);
     }
 
     #[test]

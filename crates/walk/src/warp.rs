@@ -14,17 +14,59 @@
 //! - a condition on data the interpreter cannot know follows `UnknownBranch`.
 //!
 //! Exit edges of a loop being iterated are not taken: trip counts decide when lanes leave.
+//!
+//! Global loads also get their [`Reuse`]: the warp remembers every global sector it touched
+//! (loads and stores) and when, counted in distinct sectors; a load of sectors all touched
+//! before re-reads them (`Reuse::Warp`, with the data touched in between), a load whose
+//! sectors an earlier warp of the group loads at the same point of its path ([`LoadTrace`])
+//! finds them in L1 (`Reuse::Siblings`), and one whose sectors the same warp of a
+//! neighbouring group loads there reads data the whole grid shares (`Reuse::Groups`).
 
 use std::collections::HashMap;
 
 use idg::{
     Barrier, BarrierKind, Category, IdgBuilder, LoopInfo, MemAccess, MemSpace, Node, ResourceId,
-    ResourceKind, SrcLoc,
+    ResourceKind, Reuse, SrcLoc,
 };
 use ir::{AddrBase, Analysis, BlockId, Inst, Kernel, LoopId, Operand, Term, Trips, WarpState};
 use ptx::ast::{Flag, Opcode, StateSpace};
 
-use crate::{pattern, Options, UnknownBranch, WalkError};
+use crate::pattern::{self, Sector};
+use crate::{Options, UnknownBranch, WalkError};
+
+/// The global loads a warp issued, in order: PTX line and sectors (empty when some lane's
+/// address is unknown). Another group's warp compares its loads with these.
+pub(crate) type LoadTrace = Vec<(u32, Vec<Sector>)>;
+
+/// The loads of other warps a walk compares its own with.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Peers<'a> {
+    /// The same warp of a neighbouring group, walked first; `None`: nothing to compare.
+    pub neighbour: Option<&'a LoadTrace>,
+    /// The earlier warps of this warp's group.
+    pub siblings: &'a [LoadTrace],
+}
+
+/// Bytes of one global-memory sector.
+const SECTOR_BYTES: u64 = 32;
+
+/// Distinct global sectors a warp touched: all of them, and those a store touched first.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Fresh {
+    all: u64,
+    written: u64,
+}
+
+impl Fresh {
+    /// `self` plus `times` more of what was touched since `before`.
+    fn repeated(self, before: Fresh, times: u64) -> Fresh {
+        let more = |now: u64, then: u64| now.saturating_add((now - then).saturating_mul(times));
+        Fresh {
+            all: more(self.all, before.all),
+            written: more(self.written, before.written),
+        }
+    }
+}
 
 /// Guards against a walk that does not converge (a CFG shape the walker mis-reads): far more
 /// block visits than a structured path over this kernel could need.
@@ -66,6 +108,16 @@ pub(crate) struct WarpWalk<'a, 'l> {
     /// How many times the code being walked runs: the product of the counts of the template
     /// repeats (walked once for all their iterations) around it.
     runs: u64,
+    /// Every global sector the warp touched, with the value of `fresh` at its last touch.
+    touched: HashMap<Sector, Fresh>,
+    /// Distinct global sectors touched so far (a template loop counts all its iterations).
+    fresh: Fresh,
+    /// This warp's global loads, for a walk of another group.
+    pub(crate) loads: LoadTrace,
+    /// The same warp of a neighbouring group, walked first; `None`: nothing to compare.
+    neighbour: Option<&'a LoadTrace>,
+    /// The earlier warps of this warp's group.
+    siblings: &'a [LoadTrace],
 }
 
 /// What one warp's walk produced: its IDG, the PTX lines of the unknown conditions it met and
@@ -74,6 +126,8 @@ pub(crate) struct WarpOutcome {
     pub idg: idg::Idg,
     pub unknown_branches: Vec<u32>,
     pub divergent_branches: u64,
+    /// The warp's global loads, for a walk of another group.
+    pub loads: LoadTrace,
 }
 
 /// Where a sub-walk ended.
@@ -90,6 +144,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
         opts: &'a Options,
         policy: UnknownBranch,
         warp: WarpState<'l>,
+        peers: Peers<'a>,
     ) -> Self {
         let mut b = IdgBuilder::new();
         let control = b.resource(ResourceKind::Control, "control");
@@ -113,6 +168,11 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             unknown_branches: Vec::new(),
             divergent: 0,
             runs: 1,
+            touched: HashMap::new(),
+            fresh: Fresh::default(),
+            loads: Vec::new(),
+            neighbour: peers.neighbour,
+            siblings: peers.siblings,
         }
     }
 
@@ -124,6 +184,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             idg,
             unknown_branches: self.unknown_branches,
             divergent_branches: self.divergent,
+            loads: self.loads,
         })
     }
 
@@ -336,9 +397,13 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
                 self.b.begin_repeat(id, per_walk);
                 let outer = self.runs;
                 self.runs = outer.saturating_mul(per_walk);
+                let fresh = self.fresh;
                 let end = self.walk(header, lanes, &[header]);
                 self.runs = outer;
                 let end = end?;
+                // A template stands for `per_walk` iterations; the others touch as much new
+                // data as the one walked (their addresses are not followed).
+                self.fresh = self.fresh.repeated(fresh, per_walk - 1);
                 if stepped {
                     self.b.end_repeat_folding()
                 } else {
@@ -435,10 +500,25 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             let bytes = op.bytes_per_lane().unwrap_or(4);
             let store = op.is_store();
             let atomic = op.is_atomic();
-            let pattern = address(inst).and_then(|a| {
-                let addrs = self.warp.eval_addr(a, executing);
-                pattern::analyse(&addrs, executing, bytes)
-            });
+            let addrs = address(inst).map(|a| self.warp.eval_addr(a, executing));
+            let pattern = addrs
+                .as_ref()
+                .and_then(|a| pattern::analyse(a, executing, bytes));
+            let reuse = if space == MemSpace::Global && !atomic {
+                let sectors = addrs
+                    .as_ref()
+                    .and_then(|a| pattern::sectors(a, executing, bytes))
+                    .unwrap_or_default();
+                // A load whose lanes all read one word is an L1 hit for every warp but the
+                // first whatever came before (mapper g's uniform rule): no reuse to record.
+                let uniform = matches!(op.opcode, Opcode::Ld | Opcode::Ldu)
+                    && executing.count_ones() > 1
+                    && pattern.is_some_and(|p| p.lane_stride_bytes == Some(0));
+                let reuse = self.touch_global(inst.ptx_line, sectors, store);
+                reuse.filter(|_| !uniform)
+            } else {
+                None
+            };
             let res = self.b.resource(ResourceKind::Memory, space_name(space));
             if store || atomic {
                 writes.push(res);
@@ -455,6 +535,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
                 atomic,
                 bytes_per_lane: bytes,
                 pattern,
+                reuse,
             });
         }
         reads.sort_unstable();
@@ -476,6 +557,44 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             active_lanes: executing.count_ones(),
         });
         self.warp.step(inst, mask);
+    }
+
+    /// Records a global access's sectors (empty: unknown) and says how a load reuses them.
+    fn touch_global(&mut self, line: u32, sectors: Vec<Sector>, store: bool) -> Option<Reuse> {
+        let mut reuse = None;
+        if !store && !sectors.is_empty() {
+            let last = sectors
+                .iter()
+                .map(|s| self.touched.get(s).copied())
+                .collect::<Option<Vec<Fresh>>>();
+            let here = self.loads.len();
+            let same = |t: &LoadTrace| {
+                t.get(here)
+                    .is_some_and(|(l, s)| *l == line && *s == sectors)
+            };
+            reuse = match last.and_then(|t| t.into_iter().min_by_key(|f| f.all)) {
+                Some(oldest) => Some(Reuse::Warp {
+                    distance_bytes: (self.fresh.all - oldest.all).saturating_mul(SECTOR_BYTES),
+                    written_bytes: (self.fresh.written - oldest.written)
+                        .saturating_mul(SECTOR_BYTES),
+                }),
+                None if self.siblings.iter().any(same) => Some(Reuse::Siblings),
+                None if self.neighbour.is_some_and(same) => Some(Reuse::Groups),
+                None => None,
+            };
+        }
+        for s in &sectors {
+            if self.touched.insert(*s, self.fresh).is_none() {
+                self.fresh.all = self.fresh.all.saturating_add(1);
+                if store {
+                    self.fresh.written = self.fresh.written.saturating_add(1);
+                }
+            }
+        }
+        if !store {
+            self.loads.push((line, sectors));
+        }
+        reuse
     }
 
     fn reg(&mut self, r: ir::RegId) -> ResourceId {

@@ -384,6 +384,7 @@ fn axpy_one_warp_takes_the_papers_cycles() {
                 subsystem,
                 lambda: lambda * TPC,
                 latency: latency * TPC,
+                below_occupancy: None,
             }
         })
         .collect();

@@ -89,6 +89,7 @@ pub fn build(body: &[Inst], reps: u64) -> (Idg, ClassTiming) {
             } else {
                 InstClass::F32Add
             },
+            l2_reuse: None,
         });
     }
     if reps > 1 {

@@ -23,9 +23,9 @@ from collections import namedtuple
 from . import Ptx2idgError, simulate
 
 #: One ranked configuration; ``time_us`` is ``inf`` and ``error`` says why when the
-#: configuration could not be compiled or predicted. ``spill_bytes`` (spill stores plus loads
-#: per thread, from ptxas) is reported, not modelled: the prediction reads PTX, where register
-#: spills do not exist yet, so a spilling configuration is predicted as if it did not spill.
+#: configuration could not be compiled or predicted. ``spill_bytes`` is spill stores plus loads
+#: per thread, as ptxas reports them; the prediction times the machine code's spill
+#: instructions, which the PTX does not have (``with_local_traffic``).
 Ranked = namedtuple("Ranked", ["config", "time_us", "cycles", "regs", "spill_bytes", "shared",
                                "grid", "error"])
 
@@ -94,27 +94,151 @@ def _bind(fn, args, meta, config):
     return values, signature, constexprs, attrs, scalars
 
 
-def _registers(ptx, arch):
-    """Registers per thread that Triton's bundled ptxas allocates for the kernel, and the
-    bytes it spills (stores plus loads)."""
+def _ptxas(ptx, arch):
+    """Registers per thread that Triton's bundled ptxas allocates for the kernel, the bytes it
+    spills (stores plus loads), and, when it spills, the SASS of that same compilation."""
+    from triton import knobs
     from triton.backends.nvidia.compiler import get_ptxas
 
     suffix = "a" if arch >= 90 else ""
     with tempfile.TemporaryDirectory() as d:
         src = os.path.join(d, "k.ptx")
+        cubin = os.path.join(d, "k.cubin")
         with open(src, "w") as f:
             f.write(ptx)
         out = subprocess.run(
-            [get_ptxas(arch).path, f"-arch=sm_{arch}{suffix}", "-v", src, "-o",
-             os.path.join(d, "k.cubin")],
+            [get_ptxas(arch).path, f"-arch=sm_{arch}{suffix}", "-v", src, "-o", cubin],
             capture_output=True, text=True, check=True,
         )
-    m = re.search(r"Used (\d+) registers", out.stderr + out.stdout)
-    if not m:
-        raise Ptx2idgError("ptxas -v did not report the kernel's registers")
-    spills = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads",
-                       out.stderr + out.stdout)
-    return int(m.group(1)), (int(spills.group(1)) + int(spills.group(2)) if spills else 0)
+        log = out.stderr + out.stdout
+        m = re.search(r"Used (\d+) registers", log)
+        if not m:
+            raise Ptx2idgError("ptxas -v did not report the kernel's registers")
+        spills = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", log)
+        spill_bytes = int(spills.group(1)) + int(spills.group(2)) if spills else 0
+        sass = None
+        if spill_bytes:
+            sass = subprocess.run([knobs.nvidia.nvdisasm.path, "-c", cubin],
+                                  capture_output=True, text=True, check=True).stdout
+    return int(m.group(1)), spill_bytes, sass
+
+
+#: A local-memory instruction of the machine code: a store or a load of ``bytes`` per thread.
+LocalAccess = namedtuple("LocalAccess", ["store", "bytes"])
+
+_SASS_INST = re.compile(r"^\s*/\*([0-9a-f]+)\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)\s*(.*?)\s*;")
+_SASS_LABEL = re.compile(r"^\s*(\.L\w+):")
+_LOCAL_WIDTH = {"128": 16, "64": 8, "U16": 2, "S16": 2, "U8": 1, "S8": 1}
+
+
+def sass_local_accesses(sass):
+    """The local-memory loads and stores (``LDL``, ``STL``) of a disassembled kernel
+    (``nvdisasm -c`` or ``cuobjdump -sass``), by where they run: ``(outside, loops)``, with
+    ``loops`` one list per loop of the machine code in program order (a loop is the code from a
+    label to a branch back to it; an access belongs to the innermost loop around it)."""
+    insts, labels = [], {}
+    for line in sass.splitlines():
+        lab = _SASS_LABEL.match(line)
+        if lab:
+            labels[lab.group(1)] = len(insts)
+            continue
+        m = _SASS_INST.match(line)
+        if m:
+            insts.append((m.group(2), m.group(3)))
+    ends = {}
+    for i, (op, args) in enumerate(insts):
+        target = re.search(r"(\.L\w+)", args) if op.startswith("BRA") else None
+        start = labels.get(target.group(1)) if target else None
+        # A branch to itself is the trap ptxas puts after EXIT, not a loop of the kernel.
+        # Several branches back to one label close one loop.
+        if start is not None and start < i:
+            ends[start] = max(i, ends.get(start, i))
+    loops = sorted(ends.items())
+    outside, inside = [], [[] for _ in loops]
+    for i, (op, _) in enumerate(insts):
+        parts = op.split(".")
+        if parts[0] not in ("LDL", "STL"):
+            continue
+        width = next((_LOCAL_WIDTH[p] for p in parts[1:] if p in _LOCAL_WIDTH), 4)
+        access = LocalAccess(parts[0] == "STL", width)
+        around = [k for k, (a, b) in enumerate(loops) if a <= i <= b]
+        if around:
+            inside[max(around, key=lambda k: loops[k][0])].append(access)
+        else:
+            outside.append(access)
+    return outside, inside
+
+
+_PTX_LABEL = re.compile(r"^\s*(\$?[A-Za-z_$][\w$]*):")
+_PTX_BRANCH = re.compile(r"\bbra(?:\.uni)?\s+(\$?[A-Za-z_$][\w$]*)\s*;")
+
+
+def _ptx_loop_headers(lines):
+    """Line indices of the loop headers of PTX ``lines`` (labels some later branch jumps
+    back to), in program order."""
+    labels, headers = {}, set()
+    for i, line in enumerate(lines):
+        lab = _PTX_LABEL.match(line)
+        if lab:
+            labels[lab.group(1)] = i
+        br = _PTX_BRANCH.search(line)
+        if br and br.group(1) in labels:
+            headers.add(labels[br.group(1)])
+    return sorted(headers)
+
+
+#: PTX type and (load, store) registers of a spill access by its bytes per thread.
+_SPILL_FORMS = {
+    1: ("b8", "%spill_h", "%spill_sh"),
+    2: ("b16", "%spill_h", "%spill_sh"),
+    4: ("b32", "%spill_r", "%spill_sr"),
+    8: ("b64", "%spill_d", "%spill_sd"),
+    16: ("v2.b64", "{%spill_d, %spill_e}", "{%spill_sd, %spill_se}"),
+}
+
+
+def _local_instruction(a):
+    """PTX for one spill access. Its registers are never written by the kernel and no
+    instruction reads what a spill load writes, so the access costs its pipeline's throughput
+    but adds no dependence on the kernel's values; the address register is unknown to the
+    analysis, so each access is sized as a coalesced request of its width (the hardware
+    interleaves the threads' local words)."""
+    ty, load, store = _SPILL_FORMS[a.bytes]
+    if a.store:
+        return f"\tst.local.{ty} \t[%spill_addr], {store};"
+    return f"\tld.local.{ty} \t{load}, [%spill_addr];"
+
+
+def with_local_traffic(ptx, sass):
+    """``ptx`` with the local-memory accesses of its machine code added: register spills exist
+    only after ptxas, so the PTX the model reads does not have them. Each loop's accesses go
+    to the top of the matching PTX loop (the loops of the machine code and of the PTX, in
+    program order), the rest to the kernel's entry. Raises ``Ptx2idgError`` when a loop with
+    accesses cannot be matched (the two have a different number of loops)."""
+    outside, loops = sass_local_accesses(sass)
+    lines = ptx.splitlines()
+    headers = _ptx_loop_headers(lines)
+    if len(headers) != len(loops) and any(loops):
+        raise Ptx2idgError(
+            f"spills: the machine code has {len(loops)} loops and the PTX {len(headers)}; "
+            "cannot place the local-memory accesses of its loops")
+    inserts = {h: [_local_instruction(a) for a in acc] for h, acc in zip(headers, loops) if acc}
+    body = next((i for i, line in enumerate(lines) if line.strip() == "{"), None)
+    if body is None:
+        raise Ptx2idgError("spills: no kernel body in the PTX")
+    decls = [i for i, line in enumerate(lines)
+             if i > body and re.match(r"\s*\.(reg|local|shared)\b", line)]
+    entry = decls[-1] if decls else body
+    inserts.setdefault(entry, [])[:0] = [
+        "\t.reg .b16 \t%spill_h, %spill_sh;",
+        "\t.reg .b32 \t%spill_r, %spill_sr;",
+        "\t.reg .b64 \t%spill_d, %spill_e, %spill_sd, %spill_se, %spill_addr;",
+    ] + [_local_instruction(a) for a in outside]
+    out = []
+    for i, line in enumerate(lines):
+        out.append(line)
+        out.extend(inserts.get(i, []))
+    return "\n".join(out) + "\n"
 
 
 def _grid(grid, values):
@@ -142,7 +266,9 @@ def predict(fn, config, *args, grid, gpu="hopper-h100", arch=90, **meta):
     """The predicted time of one configuration as a ``Ranked``."""
     compiled, values, scalars = compile_config(fn, config, *args, arch=arch, **meta)
     ptx = compiled.asm["ptx"]
-    regs, spill_bytes = _registers(ptx, arch)
+    regs, spill_bytes, sass = _ptxas(ptx, arch)
+    if sass is not None:
+        ptx = with_local_traffic(ptx, sass)
     shared = int(compiled.metadata.shared)
     g = _grid(grid, values)
     row = simulate(ptx, grid=g, block=32 * config.num_warps, params=scalars, gpu=gpu,
