@@ -1,7 +1,9 @@
 //! The IDGs' dynamic counts beside the profiler's: what a launch's warp classes execute per
 //! warp (instructions, active-lane instructions, global and shared loads and stores,
 //! branches, divergent branches), converted from PTX to SASS counts with the profile's
-//! [`SassExpansion`] factors, and the measured counts per warp of a profiled launch.
+//! [`SassExpansion`] factors (a tensor-fragment instruction first counts as the SASS
+//! instructions it becomes, [`crate::fragment`]), and the measured counts per warp of a
+//! profiled launch.
 //!
 //! This is a diagnostic: a counter that disagrees says the IDG walked another path than the
 //! hardware (a trip count, a branch direction, a compiler transformation). It changes no
@@ -13,9 +15,11 @@ use idg::KernelIdgs;
 use profile::{Launch, Quantity};
 use serde::Serialize;
 
-use crate::SassExpansion;
+use crate::{fragment, SassExpansion};
 
-pub use idg::counts::{idg_counts, kernel_counts, Counter, Counts};
+pub use idg::counts::{
+    idg_counts, idg_counts_lowered, kernel_counts, kernel_counts_lowered, Counter, Counts,
+};
 
 /// The profiler quantity measuring it (all launches, divided by the warps launched).
 pub fn quantity(c: Counter) -> Quantity {
@@ -50,7 +54,8 @@ pub fn factor(c: Counter, e: &SassExpansion) -> f64 {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CounterRow {
     pub counter: Counter,
-    /// The IDG's PTX count per warp.
+    /// The IDG's PTX count per warp, a tensor-fragment instruction counted as the SASS
+    /// instructions it becomes ([`crate::fragment`]).
     pub ptx: f64,
     /// SASS per PTX instruction applied ([`factor`]).
     pub factor: f64,
@@ -105,7 +110,8 @@ pub fn compare(
     if warps <= 0.0 {
         return None;
     }
-    let counts = kernel_counts(idgs, divergent);
+    // A tensor-fragment instruction is several SASS instructions and requests.
+    let counts = kernel_counts_lowered(idgs, divergent, &|n| fragment::lowering(&n.op).count);
     Some(
         Counter::ALL
             .iter()

@@ -5,6 +5,7 @@
 //! - [`GpuProfile`]: a GPU read from a TOML profile (docs/gpu-profile.md), bundled or a
 //!   user's file, resolved so every [`InstClass`] has a (subsystem, λ, Λ).
 //! - [`counters`]: the IDGs' dynamic counts (PTX converted to SASS) beside a profile's.
+//! - [`fragment`]: how many SASS instructions a tensor-fragment instruction becomes.
 //! - [`occupancy`]: blocks per SM by the CUDA occupancy rules.
 //! - [`NodeTiming`]/[`ClassTiming`]: per-node side tables produced by the mappers.
 //! - Mapper f ([`classify`], [`map_f`]): opcode -> class -> (subsystem, λ, Λ).
@@ -17,6 +18,7 @@ mod class;
 pub mod counters;
 mod cycles;
 mod error;
+pub mod fragment;
 mod map_f;
 mod map_g;
 mod occupancy;

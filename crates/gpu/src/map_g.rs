@@ -25,6 +25,7 @@
 
 use crate::class::{InstClass, MemLevel};
 use crate::cycles::Cycles;
+use crate::fragment;
 use crate::map_f::{map_f, Unclassified, Warning};
 use crate::profile::GpuProfile;
 use crate::timing::{ClassTiming, L2Reuse, MapSource, NodeTiming};
@@ -376,6 +377,17 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack
     // Sectors one warp instruction moves: the static address pattern where the builder
     // could evaluate it, else the profile's kernel-wide mean per request, else a perfectly
     // coalesced request of the node's lanes and width. In thousandths.
+    // A tensor fragment's address is the tile's base for every lane (the lanes' own addresses
+    // are ptxas's): size each of its requests by the measured width, not the pattern.
+    let frag = fragment::lowering(&node.op).bytes_per_lane;
+    let m = match frag {
+        Some(bytes) => MemAccess {
+            bytes_per_lane: bytes,
+            pattern: None,
+            ..m
+        },
+        None => m,
+    };
     let measured_sectors = if m.store { u.st_sectors } else { u.ld_sectors };
     let sectors = match m.pattern {
         Some(p) => u64::from(p.sectors_per_request) * 1000,
@@ -551,7 +563,9 @@ pub fn map_kernel(
                 .nodes
                 .iter()
                 .map(|node| {
-                    let t = map_node(gpu, node, &u, &mut lacks);
+                    // One node, `count` SASS requests or HMMAs (crate::fragment).
+                    let n = fragment::lowering(&node.op).count;
+                    let t = fragment::repeat(map_node(gpu, node, &u, &mut lacks), n);
                     if t.source == MapSource::Conservative {
                         unc.note(&node.op, node.ptx_line);
                     }

@@ -158,3 +158,50 @@ fn the_h100_profile_carries_the_measured_factors_and_others_default_to_one() {
     let pascal = gpu::GpuProfile::bundled("pascal-gtx1060").unwrap();
     assert_eq!(pascal.sass_expansion, SassExpansion::default());
 }
+
+/// One warp: one wmma tile, C loaded, A and B loaded, D stored (bench/sass/fragments.ptx).
+const WMMA: &str = ".version 8.0\n.target sm_90\n.address_size 64\n\
+.visible .entry w(.param .u64 p)\n{\n\
+\t.reg .b32 %r<20>;\n\t.reg .b64 %rd<4>;\n\t.reg .f32 %f<20>;\n\
+\tld.param.u64 %rd1, [p];\n\tcvta.to.global.u64 %rd2, %rd1;\n\
+\twmma.load.c.sync.aligned.row.m16n16k16.global.f32 {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, [%rd2], 16;\n\
+\twmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, [%rd2], 16;\n\
+\twmma.load.b.sync.aligned.col.m16n16k16.global.f16 {%r9, %r10, %r11, %r12, %r13, %r14, %r15, %r16}, [%rd2], 16;\n\
+\twmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {%f9, %f10, %f11, %f12, %f13, %f14, %f15, %f16}, \
+{%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, {%r9, %r10, %r11, %r12, %r13, %r14, %r15, %r16}, \
+{%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8};\n\
+\twmma.store.d.sync.aligned.row.m16n16k16.global.f32 [%rd2], {%f9, %f10, %f11, %f12, %f13, %f14, %f15, %f16}, 16;\n\
+\tret;\n}\n";
+
+#[test]
+fn a_wmma_fragment_counts_the_requests_ptxas_makes_of_it() {
+    let module = ptx::parse(WMMA).unwrap();
+    let b = walk::front_end(
+        &module,
+        "w",
+        &ir::Launch {
+            grid: [1, 1, 1],
+            block: [32, 1, 1],
+            params: vec![],
+        },
+        &ir::TripInputs::default(),
+        &walk::Options::default(),
+    )
+    .unwrap()
+    .built;
+    // ptxas: 12 LDG (4 per wmma.load), 4 STG.E.64, 2 HMMA: the 8 PTX instructions count 21.
+    let l = launch(&[
+        ("sm__warps_launched.sum", 1.0),
+        ("smsp__inst_executed.sum", 21.0),
+        ("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", 12.0),
+        ("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", 4.0),
+    ]);
+    let rows = compare(&b.idgs, None, &SassExpansion::default(), &l).unwrap();
+    let row = |c: Counter| rows.iter().find(|r| r.counter == c).unwrap();
+    assert_eq!(row(Counter::GlobalLoads).predicted, Some(12.0));
+    assert_eq!(row(Counter::GlobalStores).predicted, Some(4.0));
+    assert_eq!(row(Counter::Instructions).predicted, Some(21.0));
+    assert!(rows.iter().all(|r| !r.disagrees()), "{}", explain(&rows));
+    // The PTX counts themselves are one per instruction.
+    assert_eq!(kernel_counts(&b.idgs, None).get(Counter::GlobalLoads), 3.0);
+}

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::{Category, Idg, Item, KernelIdgs, MemSpace};
+use crate::{Category, Idg, Item, KernelIdgs, MemSpace, Node};
 
 /// A counter the IDG predicts and profilers measure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -74,20 +74,34 @@ impl Counts {
 /// The dynamic PTX counts of one warp running `idg`; `divergent` is its count of divergent
 /// branch executions (from the walk).
 pub fn idg_counts(idg: &Idg, divergent: u64) -> Counts {
-    fn items(idg: &Idg, list: &[Item], runs: f64, out: &mut Counts) {
+    idg_counts_lowered(idg, divergent, &|_| 1)
+}
+
+/// [`idg_counts`] with each node counted as `lowered(node)` instructions (and memory
+/// requests): what one PTX instruction becomes on a GPU (`gpu::fragment`: a `wmma.load` is
+/// four loads). Branches and divergent branches count once.
+pub fn idg_counts_lowered(idg: &Idg, divergent: u64, lowered: &dyn Fn(&Node) -> u32) -> Counts {
+    fn items(
+        idg: &Idg,
+        list: &[Item],
+        runs: f64,
+        lowered: &dyn Fn(&Node) -> u32,
+        out: &mut Counts,
+    ) {
         for item in list {
             match item {
-                Item::Repeat(r) => items(idg, &r.body, runs * r.count as f64, out),
+                Item::Repeat(r) => items(idg, &r.body, runs * r.count as f64, lowered, out),
                 Item::Node(id) => {
                     let n = idg.node(*id);
+                    if n.category == Category::Control {
+                        out.add(Counter::Branches, runs);
+                    }
+                    let runs = runs * f64::from(lowered(n));
                     out.add(Counter::Instructions, runs);
                     out.add(
                         Counter::ThreadInstructions,
                         runs * f64::from(n.active_lanes),
                     );
-                    if n.category == Category::Control {
-                        out.add(Counter::Branches, runs);
-                    }
                     let Some(m) = n.mem else { continue };
                     if m.atomic {
                         continue;
@@ -105,7 +119,7 @@ pub fn idg_counts(idg: &Idg, divergent: u64) -> Counts {
         }
     }
     let mut out = Counts::default();
-    items(idg, &idg.body, 1.0, &mut out);
+    items(idg, &idg.body, 1.0, lowered, &mut out);
     out.add(Counter::DivergentBranches, divergent as f64);
     out
 }
@@ -114,11 +128,21 @@ pub fn idg_counts(idg: &Idg, divergent: u64) -> Counts {
 /// its warps. `divergent` is the walk's per-class count (`walk::Built::divergent_branches`),
 /// `None` when unknown (IDGs read from JSON): divergent branches are then not predicted.
 pub fn kernel_counts(idgs: &KernelIdgs, divergent: Option<&[u64]>) -> Counts {
+    kernel_counts_lowered(idgs, divergent, &|_| 1)
+}
+
+/// [`kernel_counts`] with each node counted as `lowered(node)` instructions
+/// ([`idg_counts_lowered`]).
+pub fn kernel_counts_lowered(
+    idgs: &KernelIdgs,
+    divergent: Option<&[u64]>,
+    lowered: &dyn Fn(&Node) -> u32,
+) -> Counts {
     let mut sum = Counts::default();
     let mut warps = 0.0;
     for (i, class) in idgs.classes.iter().enumerate() {
         let d = divergent.and_then(|d| d.get(i)).copied().unwrap_or(0);
-        let c = idg_counts(&class.idg, d);
+        let c = idg_counts_lowered(&class.idg, d, lowered);
         let w = class.warps.len() as f64;
         for (s, v) in sum.0.iter_mut().zip(c.0) {
             *s += w * v;

@@ -1,0 +1,174 @@
+//! How ptxas lowers a PTX tensor-fragment instruction: the number of SASS instructions (for
+//! loads and stores: memory requests) one warp-wide `wmma`/`mma`/`ldmatrix` becomes, and the
+//! bytes per lane each of those requests moves.
+//!
+//! The IDG has one node per PTX instruction, but a `wmma.load.a` of a 16x16 f16 tile is four
+//! `LDG.E` on the GPU: costed and counted as one request it would give a wmma kernel a quarter
+//! of its memory traffic. Mapper g ([`crate::map_kernel`]) charges a node `n` pipelined
+//! requests ([`repeat`]), and the counter comparison ([`crate::counters`]) counts `n`.
+//!
+//! The table is an ISA-lowering fact, not a tuned parameter (no tuning-suite kernel uses
+//! tensor fragments): static counts of `ptxas -arch=sm_90 -O3` (CUDA 13.5) output, dumped with
+//! `cuobjdump -sass`, of our own non-suite samples `ptx_samples/sm_90/tensor_core.ptx` and
+//! `bench/sass/fragments.ptx` (`python3 bench/sass/fragments.py`, bench/sass/README.md):
+//!
+//! | PTX (sm_90)                                        | SASS                      |
+//! |----------------------------------------------------|---------------------------|
+//! | `wmma.load.{a,b}.sync.aligned.*.m16n16k16.global.f16` | 4 `LDG.E` (4 B/lane)   |
+//! | `wmma.load.c.sync.aligned.*.m16n16k16.global.f32`  | 4 `LDG.E.64` (8 B/lane)   |
+//! | `wmma.store.d.sync.aligned.*.m16n16k16.global.f32` | 4 `STG.E.64` (8 B/lane)   |
+//! | `wmma.mma.sync.aligned.*.m16n16k16.*`              | 2 `HMMA.16816`            |
+//! | `mma.sync.aligned.m16n8k16.*`                      | 1 `HMMA.16816`            |
+//! | `ldmatrix.sync.aligned.m8n8.{x2,x4}.shared.b16`    | 1 `LDSM.16.M88.{2,4}`     |
+//!
+//! So `tensor.mma` (per m16n8k16-equivalent, class.rs) is right for `mma.sync` m16n8k16 and
+//! counts twice for a wmma m16n16k16. The table holds for every profile: sm_80 lowers
+//! `fragments.ptx` identically, and sm_75 (Turing) loads and stores the same but makes the
+//! wmma m16n16k16 four `HMMA.1688`, the same two m16n8k16-equivalents of work (its SASS
+//! instruction count, 4, is undercounted by 2 in the counter comparison). Forms not measured (other wmma shapes and fragment
+//! types, shared-memory wmma, `wgmma`, other `mma` shapes) stay one instruction, as before.
+
+use crate::cycles::Cycles;
+use crate::timing::{L2Reuse, NodeTiming};
+use ptx::ast::{Op, Opcode, ScalarType, StateSpace};
+
+/// What one PTX instruction becomes in SASS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lowering {
+    /// SASS instructions (memory requests, for loads and stores).
+    pub count: u32,
+    /// Bytes per lane of each memory request; `None` for non-memory instructions and for
+    /// forms not in the table (their width comes from the PTX type as before).
+    pub bytes_per_lane: Option<u32>,
+}
+
+/// One PTX instruction is one SASS instruction: every form the table does not name.
+pub const ONE: Lowering = Lowering {
+    count: 1,
+    bytes_per_lane: None,
+};
+
+/// The measured lowering of `op` (module docs), or [`ONE`].
+pub fn lowering(op: &Op) -> Lowering {
+    let m = &op.mods;
+    let m16n16k16 = m.has_other("m16n16k16");
+    let global = m.space == Some(StateSpace::Global);
+    let ty = m.types.first().copied();
+    let requests = |bytes| Lowering {
+        count: 4,
+        bytes_per_lane: Some(bytes),
+    };
+    match op.opcode {
+        Opcode::Wmma if m16n16k16 && m.has_other("mma") => Lowering {
+            count: 2,
+            bytes_per_lane: None,
+        },
+        Opcode::Wmma if m16n16k16 && global && m.has_other("load") => {
+            let ab = m.has_other("a") || m.has_other("b");
+            match ty {
+                Some(ScalarType::F16) if ab => requests(4),
+                Some(ScalarType::F32) if m.has_other("c") => requests(8),
+                _ => ONE,
+            }
+        }
+        Opcode::Wmma if m16n16k16 && global && m.has_other("store") => match ty {
+            Some(ScalarType::F32) if m.has_other("d") => requests(8),
+            _ => ONE,
+        },
+        _ => ONE,
+    }
+}
+
+/// `t` as `n` back-to-back instructions of the same pipe: the pipe is busy `n·λ`, and the
+/// last result is ready `(n-1)·λ` after the first would be, `Λ + (n-1)·λ`.
+pub fn repeat(t: NodeTiming, n: u32) -> NodeTiming {
+    if n <= 1 {
+        return t;
+    }
+    let n = u64::from(n);
+    let saturated = Cycles::from_ticks(u64::MAX);
+    // (λ, Λ) of n requests of one pipe from one request's.
+    let pipelined = |lambda: Cycles, latency: Cycles| {
+        let times = |k| lambda.mul_ratio(k, 1).unwrap_or(saturated);
+        (
+            times(n),
+            latency.checked_add(times(n - 1)).unwrap_or(saturated),
+        )
+    };
+    let (lambda, latency) = pipelined(t.lambda, t.latency);
+    NodeTiming {
+        lambda,
+        latency,
+        // The L2-resident alternative is n requests as well.
+        l2_reuse: t.l2_reuse.map(|r| {
+            let (lambda, latency) = pipelined(r.lambda, r.latency);
+            L2Reuse {
+                lambda,
+                latency,
+                ..r
+            }
+        }),
+        ..t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::class::InstClass;
+    use crate::profile::SubsystemId;
+    use crate::timing::MapSource;
+
+    fn count(s: &str) -> (u32, Option<u32>) {
+        let l = lowering(&ptx::parse_instruction(s).unwrap().op);
+        (l.count, l.bytes_per_lane)
+    }
+
+    #[test]
+    fn measured_forms() {
+        let a = "{%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}";
+        let f = "{%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}";
+        let load_a = format!("wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {a}, [%rd1], %r9;");
+        let load_b = format!("wmma.load.b.sync.aligned.col.m16n16k16.global.f16 {a}, [%rd1], %r9;");
+        let load_c = format!("wmma.load.c.sync.aligned.row.m16n16k16.global.f32 {f}, [%rd1], %r9;");
+        let store = format!("wmma.store.d.sync.aligned.row.m16n16k16.global.f32 [%rd1], {f}, %r9;");
+        let mma = format!("wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {f}, {a}, {a}, {f};");
+        assert_eq!(count(&load_a), (4, Some(4)));
+        assert_eq!(count(&load_b), (4, Some(4)));
+        assert_eq!(count(&load_c), (4, Some(8)));
+        assert_eq!(count(&store), (4, Some(8)));
+        assert_eq!(count(&mma), (2, None));
+        // One HMMA.16816 / one LDSM: the ones tensor.mma and ld.shared already stand for.
+        let one = (1, None);
+        assert_eq!(
+            count("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1,%f2,%f3,%f4}, {%r1,%r2,%r3,%r4}, {%r5,%r6}, {%f5,%f6,%f7,%f8};"),
+            one
+        );
+        assert_eq!(
+            count("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r1, %r2, %r3, %r4}, [%r5];"),
+            one
+        );
+        // Not measured: one instruction, as before.
+        let shared = format!("wmma.load.a.sync.aligned.row.m16n16k16.shared.f16 {a}, [%r1], %r9;");
+        assert_eq!(count(&shared), one);
+        let m32 = format!("wmma.load.a.sync.aligned.row.m32n8k16.global.f16 {a}, [%rd1], %r9;");
+        assert_eq!(count(&m32), one);
+        assert_eq!(count("ld.global.f32 %f1, [%rd1];"), one);
+    }
+
+    #[test]
+    fn repeat_pipelines_the_requests() {
+        let t = NodeTiming {
+            subsystem: SubsystemId(0),
+            lambda: Cycles::from_cycles(2),
+            latency: Cycles::from_cycles(100),
+            source: MapSource::F,
+            class: InstClass::LdGlobal,
+            l2_reuse: None,
+        };
+        let r = repeat(t, 4);
+        assert_eq!(r.lambda, Cycles::from_cycles(8));
+        assert_eq!(r.latency, Cycles::from_cycles(106));
+        assert_eq!(repeat(t, 1), t);
+    }
+}
