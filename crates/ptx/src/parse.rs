@@ -9,6 +9,7 @@
 //! - recursion is bounded: scopes and initializer lists by [`MAX_NESTING`], operands by a
 //!   fixed grammar depth (vectors inside brackets, nothing deeper), so hostile input cannot
 //!   overflow the stack;
+//! - memory is bounded: a function body holds at most [`MAX_BODY_STATEMENTS`] statements;
 //! - all errors are `nom::Err::Failure` carrying the position of the offending token; no
 //!   function here panics on any input.
 
@@ -26,6 +27,11 @@ use std::sync::OnceLock;
 
 /// Deepest accepted nesting of `{ }` scopes and initializer lists.
 pub const MAX_NESTING: u32 = 64;
+
+/// Most statements (instructions, labels, declarations) of one function body. The largest
+/// kernel nvcc gave us has about 154,000; a body of 2^21 statements takes about 500 MB as a
+/// syntax tree, and the lowering's budget (`ir::DEFAULT_INLINE_BUDGET`) refuses far less.
+pub const MAX_BODY_STATEMENTS: usize = 1 << 21;
 
 /// Internal error: where it happened and what was wrong.
 #[derive(Debug)]
@@ -1990,6 +1996,15 @@ impl<'a> Parser<'a> {
         loop {
             i = ws(i)?;
             let start = i;
+            if out.len() >= MAX_BODY_STATEMENTS {
+                return fail(
+                    i,
+                    format!(
+                        "the function body has more than {MAX_BODY_STATEMENTS} statements, \
+                         the parser's limit"
+                    ),
+                );
+            }
             let Some(c) = first(i) else {
                 return Err(nom::Err::Failure(PErr {
                     at: i,
@@ -2000,6 +2015,14 @@ impl<'a> Parser<'a> {
                 }));
             };
             match c {
+                // The outermost scope takes the scratch stack whole (shrinking in place)
+                // instead of copying it: a copy would hold two bodies at once, doubling the
+                // peak memory of a huge function.
+                b'}' if base == 0 => {
+                    let mut body = std::mem::take(out);
+                    body.shrink_to_fit();
+                    return Ok((&i[1..], body));
+                }
                 b'}' => return Ok((&i[1..], out.split_off(base))),
                 b'{' => {
                     if depth >= MAX_NESTING {
