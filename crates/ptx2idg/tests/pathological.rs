@@ -165,3 +165,125 @@ fn the_inlining_budget_is_named_and_raised_by_its_flag() {
     );
     assert!(cfg("10000").status.success());
 }
+
+#[test]
+fn the_simulated_instruction_budget_is_named_and_raised_by_its_flag() {
+    let p = write("budget.ptx", &counted_loop("s32", "0", "10"));
+    let trips = write("budget.csv", "kernel,loop,trips\nk,L1,1000000000000\n");
+    let sim = |extra: &[&str]| {
+        let mut args: Vec<std::ffi::OsString> = vec![
+            "simulate".into(),
+            p.clone().into(),
+            "--gpu".into(),
+            "h100".into(),
+            "--trips".into(),
+            trips.clone().into(),
+        ];
+        args.extend(extra.iter().map(Into::into));
+        ptx2idg(args)
+    };
+    // Without fast-forward every one of the 10^12 iterations would be issued.
+    refused(
+        &sim(&["--no-fast-forward", "--max-simulated", "20000"]),
+        "the simulated-instruction budget; raise it with --max-simulated N",
+    );
+    // With it, the repeating schedule is skipped and the default budget is never reached.
+    let out = sim(&[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
+#[test]
+fn the_idg_size_budget_is_named_and_raised_by_its_flag() {
+    let p = write("idg_budget.ptx", &counted_loop("s32", "0", "10"));
+    let idg = |budget: &str| {
+        ptx2idg([
+            p.as_os_str(),
+            "--grid".as_ref(),
+            "4".as_ref(),
+            "--block".as_ref(),
+            "64".as_ref(),
+            "--groups".as_ref(),
+            "all".as_ref(),
+            "--max-idg-nodes".as_ref(),
+            budget.as_ref(),
+        ])
+    };
+    refused(
+        &idg("3"),
+        "the IDG-size budget; raise it with --max-idg-nodes N, or walk fewer groups",
+    );
+    assert!(idg("1000").status.success());
+}
+
+/// `n` consecutive `@%p1 bra L0;`: each ends a basic block.
+fn many_blocks(n: usize) -> String {
+    format!(
+        "{HEAD}.visible .entry k()\n{{\n .reg .pred %p<2>;\n .reg .s32 %r<3>;\n \
+         mov.u32 %r1, %tid.x;\n setp.lt.s32 %p1, %r1, 7;\n{}L0:\n ret;\n}}\n",
+        " @%p1 bra L0;\n".repeat(n)
+    )
+}
+
+#[test]
+fn a_kernel_past_the_statement_budget_is_refused_before_lowering() {
+    let p = write("blocks.ptx", &many_blocks(20_000));
+    let cfg = |budget: &str| {
+        ptx2idg([
+            "cfg".as_ref(),
+            p.as_os_str(),
+            "--kernel".as_ref(),
+            "k".as_ref(),
+            "--max-inlined".as_ref(),
+            budget.as_ref(),
+        ])
+    };
+    refused(
+        &cfg("10000"),
+        "more than the budget of 10000 a kernel may have after inlining; raise it with --max-inlined N",
+    );
+    assert!(cfg("100000").status.success());
+}
+
+/// The issue's sizes; a debug build needs about a minute, so run them with
+/// `cargo test --release -p ptx2idg --test pathological -- --ignored`.
+#[test]
+#[ignore]
+fn a_million_basic_blocks_and_a_hundred_thousand_nested_loops_are_answered() {
+    let p = write("blocks1m.ptx", &many_blocks(1_000_000));
+    refused(
+        &ptx2idg([
+            "cfg".as_ref(),
+            p.as_os_str(),
+            "--kernel".as_ref(),
+            "k".as_ref(),
+        ]),
+        "--max-inlined",
+    );
+    let n = 100_000;
+    let mut s = format!(
+        "{HEAD}.visible .entry k()\n{{\n .reg .pred %p<2>;\n .reg .s32 %r<{}>;\n",
+        n + 1
+    );
+    for i in 0..n {
+        s += &format!(" mov.s32 %r{i}, -2147483648;\nL{i}:\n");
+    }
+    for i in (0..n).rev() {
+        s += &format!(
+            " add.s32 %r{i}, %r{i}, 1;\n setp.lt.s32 %p1, %r{i}, 2147483647;\n @%p1 bra L{i};\n"
+        );
+    }
+    s += " ret;\n}\n";
+    let p = write("nested100k.ptx", &s);
+    refused(
+        &ptx2idg([
+            p.as_os_str(),
+            "--grid".as_ref(),
+            "4".as_ref(),
+            "--block".as_ref(),
+            "64".as_ref(),
+            "--groups".as_ref(),
+            "all".as_ref(),
+        ]),
+        "(nesting too deep or too wide)",
+    );
+}

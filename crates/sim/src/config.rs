@@ -193,10 +193,24 @@ pub struct SimOptions {
     /// either way; off is for measuring the engine itself. Ignored while recording.
     #[serde(default = "yes")]
     pub fast_forward: bool,
+    /// The simulated-instruction budget: a run that issues more instructions one by one
+    /// (fast-forwarded repeats do not count) stops with [`SimError::Budget`] instead of
+    /// running for hours. [`DEFAULT_MAX_SIMULATED`] unless raised.
+    #[serde(default = "default_max_simulated")]
+    pub max_simulated: u64,
 }
+
+/// The default simulated-instruction budget: 2^26 instructions, about 15 s of simulation.
+/// The bundled kernels simulate at most about 5.1 * 10^6 per run at their measured launches
+/// (SHOC dgemm; `docs/simulator.md`, "Limits").
+pub const DEFAULT_MAX_SIMULATED: u64 = 1 << 26;
 
 fn yes() -> bool {
     true
+}
+
+fn default_max_simulated() -> u64 {
+    DEFAULT_MAX_SIMULATED
 }
 
 impl Default for SimOptions {
@@ -210,6 +224,7 @@ impl Default for SimOptions {
             record: false,
             posted_stores: true,
             fast_forward: true,
+            max_simulated: DEFAULT_MAX_SIMULATED,
         }
     }
 }

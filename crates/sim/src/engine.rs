@@ -422,6 +422,12 @@ impl<'a> Engine<'a> {
                 next = next.min(t);
             }
             next = next.min(self.next_timer());
+            let skipped = self.ff.as_ref().map_or(0, |ff| ff.skipped_instructions);
+            if self.counters.instructions - skipped > self.opts.max_simulated {
+                return Err(SimError::Budget {
+                    limit: self.opts.max_simulated,
+                });
+            }
             // Checkpoints only between instants, so that nothing set after one shares its time.
             if self.checkpoint_due && next != UNKNOWN && next > self.now {
                 self.checkpoint_due = false;

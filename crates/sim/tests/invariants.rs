@@ -62,6 +62,7 @@ proptest! {
             record: true,
             posted_stores: in_order,
             fast_forward: true,
+            max_simulated: sim::DEFAULT_MAX_SIMULATED,
         };
         let (r, recs) = simulate_with_records(&k.kernel, &costs, &hw, &k.exec(concurrent), &opts).unwrap();
         let per_warp = k.kernel.classes[0].idg.instruction_count();

@@ -56,6 +56,8 @@ pub(crate) struct WarpWalk<'a, 'l> {
     visit_limit: usize,
     /// What is left of `STEPPED_ITERATIONS`.
     stepped_left: u64,
+    /// Template nodes this walk may build (what the IDG-size budget leaves).
+    node_budget: u64,
     /// Unknown conditions met on this warp's path (for `--explain`).
     pub(crate) unknown_branches: Vec<u32>,
 }
@@ -73,6 +75,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
         trips: &'a Trips,
         opts: &'a Options,
         warp: WarpState<'l>,
+        node_budget: u64,
     ) -> Self {
         let mut b = IdgBuilder::new();
         let control = b.resource(ResourceKind::Control, "control");
@@ -92,6 +95,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             visits: 0,
             visit_limit: VISIT_FACTOR * (kernel.blocks.len() + 8),
             stepped_left: STEPPED_ITERATIONS,
+            node_budget,
             unknown_branches: Vec::new(),
         }
     }
@@ -134,6 +138,13 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             first = false;
             for &i in &self.kernel.block(b).insts {
                 self.emit(self.kernel.inst(i), mask);
+            }
+            // Checked per block: a block adds at most its own instructions past the budget.
+            if self.b.node_count() as u64 > self.node_budget {
+                return Err(WalkError::IdgBudget {
+                    kernel: self.kernel.name.clone(),
+                    limit: self.opts.max_idg_nodes,
+                });
             }
             let term = self.kernel.block(b).term.clone();
             match term {
