@@ -9,7 +9,6 @@
 //! file, and where it applies the kernel and key.
 
 use std::collections::BTreeMap;
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -334,7 +333,7 @@ fn parse_clock_mhz(text: &str) -> Option<f64> {
 }
 
 fn read(path: &Path, file: &str) -> Result<String, EvalError> {
-    fs::read_to_string(path).map_err(|e| EvalError::Io {
+    ptx::read_source(path).map_err(|e| EvalError::Io {
         file: file.to_string(),
         message: e.to_string(),
     })

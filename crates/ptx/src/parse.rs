@@ -9,7 +9,7 @@
 //! - recursion is bounded: scopes and initializer lists by [`MAX_NESTING`], operands by a
 //!   fixed grammar depth (vectors inside brackets, nothing deeper), so hostile input cannot
 //!   overflow the stack;
-//! - memory is bounded: a function body holds at most [`MAX_BODY_STATEMENTS`] statements;
+//! - memory is bounded: a module holds at most [`MAX_STATEMENTS`] statements;
 //! - all errors are `nom::Err::Failure` carrying the position of the offending token; no
 //!   function here panics on any input.
 
@@ -28,10 +28,11 @@ use std::sync::OnceLock;
 /// Deepest accepted nesting of `{ }` scopes and initializer lists.
 pub const MAX_NESTING: u32 = 64;
 
-/// Most statements (instructions, labels, declarations) of one function body. The largest
-/// kernel nvcc gave us has about 154,000; a body of 2^21 statements takes about 500 MB as a
-/// syntax tree, and the lowering's budget (`ir::DEFAULT_INLINE_BUDGET`) refuses far less.
-pub const MAX_BODY_STATEMENTS: usize = 1 << 21;
+/// Most statements (instructions, labels, declarations) in the function bodies of one
+/// module. The largest kernel nvcc gave us has about 154,000; 2^21 statements take about
+/// 500 MB as a syntax tree, and the lowering's budget (`ir::DEFAULT_INLINE_BUDGET`) refuses
+/// far fewer in one kernel.
+pub const MAX_STATEMENTS: usize = 1 << 21;
 
 /// Internal error: where it happened and what was wrong.
 #[derive(Debug)]
@@ -1221,6 +1222,8 @@ pub(crate) struct Parser<'a> {
     /// Parsed mnemonics by spelling (`ld.global.nc.v4.f32`): a module repeats a few
     /// hundred distinct ones, and cloning is cheaper than classifying every modifier again.
     op_cache: RefCell<WordMap<'a, Op>>,
+    /// Statements parsed so far, against [`MAX_STATEMENTS`].
+    statements: Cell<usize>,
 }
 
 impl<'a> Parser<'a> {
@@ -1230,6 +1233,7 @@ impl<'a> Parser<'a> {
             stack: Cell::new(Vec::new()),
             ops: Cell::new(Vec::new()),
             op_cache: RefCell::new(WordMap::default()),
+            statements: Cell::new(0),
             cur: Cell::new(LineCursor {
                 line: 1,
                 line_start: 0,
@@ -1996,12 +2000,14 @@ impl<'a> Parser<'a> {
         loop {
             i = ws(i)?;
             let start = i;
-            if out.len() >= MAX_BODY_STATEMENTS {
+            let count = self.statements.get() + 1;
+            self.statements.set(count);
+            if count > MAX_STATEMENTS {
                 return fail(
                     i,
                     format!(
-                        "the function body has more than {MAX_BODY_STATEMENTS} statements, \
-                         the parser's limit"
+                        "the module has more than {MAX_STATEMENTS} statements in its function \
+                         bodies, the parser's limit"
                     ),
                 );
             }

@@ -41,7 +41,7 @@ fn fail(file: &str, e: impl std::fmt::Display) -> ExitCode {
 
 pub fn run(args: &CfgArgs) -> ExitCode {
     let file = args.file.display().to_string();
-    let src = match std::fs::read_to_string(&args.file) {
+    let src = match ptx::read_source(&args.file) {
         Ok(s) => s,
         Err(e) => return fail(&file, e),
     };

@@ -20,7 +20,7 @@ pub struct Source {
 /// unambiguous substring; optional when the module has one kernel).
 pub fn load(path: &Path, query: Option<&str>) -> Result<Source, ExitCode> {
     let file = path.display().to_string();
-    let src = std::fs::read_to_string(path).map_err(|e| fail(&file, e))?;
+    let src = ptx::read_source(path).map_err(|e| fail(&file, e))?;
     let module = ptx::parse(&src).map_err(|e| {
         diag::parse_error(&file, &src, &e);
         ExitCode::from(1)

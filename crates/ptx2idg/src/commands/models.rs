@@ -81,7 +81,7 @@ fn fail(file: &str, e: impl std::fmt::Display) -> ExitCode {
 fn load_idgs(args: &ModelsArgs) -> Result<(String, idg::KernelIdgs), ExitCode> {
     let file = args.file.display().to_string();
     if args.file.extension().is_some_and(|e| e == "json") {
-        let text = std::fs::read_to_string(&args.file).map_err(|e| fail(&file, e))?;
+        let text = ptx::read_source(&args.file).map_err(|e| fail(&file, e))?;
         let k = idg::KernelIdgs::from_json(&text).map_err(|e| fail(&file, e))?;
         return Ok((file, k));
     }

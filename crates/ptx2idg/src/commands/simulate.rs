@@ -116,7 +116,7 @@ fn write_out(path: &Path, text: &str) -> Result<(), ExitCode> {
 fn load_idgs(args: &SimulateArgs) -> Result<(String, idg::KernelIdgs, u64), ExitCode> {
     let file = args.file.display().to_string();
     if args.file.extension().is_some_and(|e| e == "json") {
-        let text = std::fs::read_to_string(&args.file).map_err(|e| fail(&file, e))?;
+        let text = ptx::read_source(&args.file).map_err(|e| fail(&file, e))?;
         let k = idg::KernelIdgs::from_json(&text).map_err(|e| fail(&file, e))?;
         return Ok((file, k, 0));
     }
