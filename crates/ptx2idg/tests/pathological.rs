@@ -248,7 +248,7 @@ fn a_kernel_past_the_statement_budget_is_refused_before_lowering() {
 /// `cargo test --release -p ptx2idg --test pathological -- --ignored`.
 #[test]
 #[ignore]
-fn a_million_basic_blocks_and_a_hundred_thousand_nested_loops_are_answered() {
+fn a_million_basic_blocks_100k_nested_loops_and_a_100_mb_trips_table_are_answered() {
     let p = write("blocks1m.ptx", &many_blocks(1_000_000));
     refused(
         &ptx2idg([
@@ -274,6 +274,36 @@ fn a_million_basic_blocks_and_a_hundred_thousand_nested_loops_are_answered() {
     }
     s += " ret;\n}\n";
     let p = write("nested100k.ptx", &s);
+    // A 100 MB trips table, mostly other kernels' rows: simulate and map finish.
+    let small = write("small100m.ptx", &counted_loop("s32", "0", "10"));
+    let mut csv = String::from("kernel,loop,trips\n");
+    let mut i = 0u64;
+    while csv.len() < 100_000_000 {
+        if i % 1000 == 0 {
+            csv += "k,L1,12\n";
+        } else {
+            csv += &format!(
+                "_Z12other_kernel{}PfS_i,$L__BB0_{},{}\n",
+                i % 50,
+                i % 13,
+                i % 1000
+            );
+        }
+        i += 1;
+    }
+    let trips = write("trips100m.csv", &csv);
+    drop(csv);
+    for cmd in ["simulate", "map"] {
+        let out = ptx2idg([
+            cmd.as_ref(),
+            small.as_os_str(),
+            "--gpu".as_ref(),
+            "h100".as_ref(),
+            "--trips".as_ref(),
+            trips.as_os_str(),
+        ]);
+        assert!(out.status.success(), "{cmd}: {}", text(&out.stderr));
+    }
     refused(
         &ptx2idg([
             p.as_os_str(),
@@ -286,4 +316,79 @@ fn a_million_basic_blocks_and_a_hundred_thousand_nested_loops_are_answered() {
         ]),
         "(nesting too deep or too wide)",
     );
+}
+
+#[cfg(unix)]
+#[test]
+fn dev_zero_and_garbage_inputs_are_refused_with_the_cause() {
+    let out = ptx2idg(["check", "/dev/zero"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("the input limit"),
+        "{}",
+        text(&out.stderr)
+    );
+    // A suite whose manifest is /dev/zero, and one whose PTX is random bytes.
+    let real = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../ptx_samples/rodinia");
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pathological");
+    for (name, file, target) in [
+        ("suite_zero", "suite.toml", None),
+        (
+            "suite_garbage",
+            "gaussian.ptx",
+            Some(write("garbage.ptx", "\u{1}\u{7f}%%{{[[;;\n")),
+        ),
+    ] {
+        let suite = dir.join(name);
+        let _ = std::fs::remove_dir_all(&suite);
+        std::fs::create_dir_all(&suite).unwrap();
+        for e in std::fs::read_dir(&real).unwrap().flatten() {
+            let to = suite.join(e.file_name());
+            if e.file_name() == file {
+                let from = target.clone().unwrap_or_else(|| PathBuf::from("/dev/zero"));
+                std::os::unix::fs::symlink(from, &to).unwrap();
+            } else {
+                std::os::unix::fs::symlink(e.path(), &to).unwrap();
+            }
+        }
+        let out = ptx2idg([
+            "eval".as_ref(),
+            suite.as_os_str(),
+            "--gpu".as_ref(),
+            "h100".as_ref(),
+            "--kernel".as_ref(),
+            "gaussian_fan2".as_ref(),
+        ]);
+        let err = text(&out.stderr);
+        assert!(!out.status.success(), "{name}: {err}");
+        assert!(err.contains(file), "{name}: the error names {file}: {err}");
+    }
+}
+
+#[test]
+fn a_large_trips_table_is_streamed_and_its_foreign_rows_counted() {
+    let p = write("stream.ptx", &counted_loop("s32", "0", "10"));
+    let mut csv = String::from("kernel,loop,trips\n");
+    for i in 0..50_000 {
+        csv += &format!("_Z5otheri{},$L__BB0_{},{}\n", i % 3, i % 7, i % 100);
+        if i % 10_000 == 0 {
+            csv += "k,L1,12\n";
+        }
+    }
+    let trips = write("stream.csv", &csv);
+    let out = ptx2idg([
+        "cfg".as_ref(),
+        p.as_os_str(),
+        "--kernel".as_ref(),
+        "k".as_ref(),
+        "--trips".as_ref(),
+        trips.as_os_str(),
+    ]);
+    let err = text(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("row 2: kernel `_Z5otheri0` is not in the PTX file; row ignored (and 16666 more rows naming it)"),
+        "{err}"
+    );
+    assert!(text(&out.stdout).contains("12"), "{}", text(&out.stdout));
 }
