@@ -304,8 +304,10 @@ fn a_million_basic_blocks_100k_nested_loops_and_a_100_mb_trips_table_are_answere
         ]);
         assert!(out.status.success(), "{cmd}: {}", text(&out.stderr));
     }
-    refused(
-        &ptx2idg([
+    // Five statements a loop: past the kernel budget by default, past the loop-nest limit
+    // with the budget raised.
+    let idg = |budget: &str| {
+        ptx2idg([
             p.as_os_str(),
             "--grid".as_ref(),
             "4".as_ref(),
@@ -313,9 +315,12 @@ fn a_million_basic_blocks_100k_nested_loops_and_a_100_mb_trips_table_are_answere
             "64".as_ref(),
             "--groups".as_ref(),
             "all".as_ref(),
-        ]),
-        "(nesting too deep or too wide)",
-    );
+            "--max-inlined".as_ref(),
+            budget.as_ref(),
+        ])
+    };
+    refused(&idg("500000"), "raise it with --max-inlined N");
+    refused(&idg("1000000"), "(nesting too deep or too wide)");
 }
 
 #[cfg(unix)]
