@@ -253,58 +253,56 @@ fn corpus() -> Corpus {
     }
 }
 
-/// One input of `target`: its text, and whether it got past the reader or front end.
-fn one(target: &str, c: &Corpus, rng: &mut Rng) -> (String, bool) {
+/// The text of one input of `target`.
+fn input(target: &str, c: &Corpus, rng: &mut Rng) -> String {
+    match target {
+        "map" | "sim" => mutated(pick(&c.ptx, rng), rng),
+        "gpu" => mutated(pick(&c.gpu_toml, rng), rng),
+        "suite" => mutated(&c.suite_toml, rng),
+        "idg" => mutated(pick(&c.idg_json, rng), rng),
+        "patho" => pathological(rng),
+        other => panic!("unknown target `{other}`"),
+    }
+}
+
+/// Runs one input of `target`; true if it got past the reader or front end.
+fn drive(target: &str, text: &str, c: &Corpus, rng: &mut Rng) -> bool {
     match target {
         "map" => {
-            let text = mutated(pick(&c.ptx, rng), rng);
-            let fe = front(&text, rng);
+            let fe = front(text, rng);
             if let Some(fe) = &fe {
                 let metrics = random_metrics(rng);
                 let _ = gpu::map_kernel(&fe.built.idgs, &profile(rng), metrics.as_ref());
             }
-            (text, fe.is_some())
+            fe.is_some()
         }
-        "sim" => {
-            let text = mutated(pick(&c.ptx, rng), rng);
-            let fe = front(&text, rng);
+        "sim" | "patho" => {
+            let fe = front(text, rng);
             if let Some(fe) = &fe {
                 simulate(&fe.built.idgs, &profile(rng), rng);
             }
-            (text, fe.is_some())
+            fe.is_some()
         }
         "gpu" => {
-            let text = mutated(pick(&c.gpu_toml, rng), rng);
-            let p = gpu::GpuProfile::from_toml_str(&text);
+            let p = gpu::GpuProfile::from_toml_str(text);
             if let Ok(p) = &p {
                 // A profile that reads must also drive the mappers and the simulator.
                 if let Some(fe) = front(pick(&c.ptx, rng), rng) {
                     simulate(&fe.built.idgs, p, rng);
                 }
             }
-            (text, p.is_ok())
+            p.is_ok()
         }
         "suite" => {
-            let text = mutated(&c.suite_toml, rng);
-            let _ = std::fs::write(c.suite.join("suite.toml"), &text);
-            let ok = eval::suite::load(&c.suite, &[]).is_ok();
-            (text, ok)
+            let _ = std::fs::write(c.suite.join("suite.toml"), text);
+            eval::suite::load(&c.suite, &[]).is_ok()
         }
         "idg" => {
-            let text = mutated(pick(&c.idg_json, rng), rng);
-            let k = idg::KernelIdgs::from_json(&text);
+            let k = idg::KernelIdgs::from_json(text);
             if let Ok(k) = &k {
                 simulate(k, &profile(rng), rng);
             }
-            (text, k.is_ok())
-        }
-        "patho" => {
-            let text = pathological(rng);
-            let fe = front(&text, rng);
-            if let Some(fe) = &fe {
-                simulate(&fe.built.idgs, &profile(rng), rng);
-            }
-            (text, fe.is_some())
+            k.is_ok()
         }
         other => panic!("unknown target `{other}`"),
     }
@@ -400,25 +398,21 @@ fn run(target: &str, count: u64, seed: u64, c: &Corpus) -> u64 {
     let t = Instant::now();
     let findings = root().join("target/fuzz-findings");
     for i in 0..count {
-        let state = rng.0;
+        let text = input(target, c, &mut rng);
         let start = Instant::now();
-        let out = catch_unwind(AssertUnwindSafe(|| one(target, c, &mut rng)));
+        let out = catch_unwind(AssertUnwindSafe(|| drive(target, &text, c, &mut rng)));
         let took = start.elapsed();
         if took > slowest.0 {
             slowest = (took, i);
         }
         match out {
-            Ok((_, true)) => reached += 1,
-            Ok(_) => {}
-            Err(_) => panics += 1,
-        }
-        if out.is_err() {
-            // Replays from the generator state before the input.
-            let mut replay = Rng(state);
-            let input = catch_unwind(AssertUnwindSafe(|| one(target, c, &mut replay).0))
-                .unwrap_or_else(|_| format!("(replay of input {i} panicked again)"));
-            let _ = std::fs::create_dir_all(&findings);
-            let _ = std::fs::write(findings.join(format!("{target}-{seed}-{i}.txt")), input);
+            Ok(true) => reached += 1,
+            Ok(false) => {}
+            Err(_) => {
+                panics += 1;
+                let _ = std::fs::create_dir_all(&findings);
+                let _ = std::fs::write(findings.join(format!("{target}-{seed}-{i}.txt")), &text);
+            }
         }
     }
     println!(

@@ -397,3 +397,25 @@ fn a_large_trips_table_is_streamed_and_its_foreign_rows_counted() {
     );
     assert!(text(&out.stdout).contains("12"), "{}", text(&out.stdout));
 }
+
+/// Fuzz finding (fuzz_back patho, seed 1, input 15): two nested u32 loops of about 2^32
+/// iterations each repeat exactly, and fast-forward multiplied the counts past 2^64.
+#[test]
+fn a_run_too_long_to_represent_is_refused_not_wrapped() {
+    let text = format!(
+        "{HEAD}.visible .entry k()\n{{\n .reg .pred %p<2>;\n .reg .u32 %r<3>;\n mov.u32 %r0, 1;\nL0:\n \
+         mov.u32 %r1, 1;\nL1:\n add.u32 %r1, %r1, 1;\n setp.lt.u32 %p1, %r1, 9223372036854775807;\n \
+         @%p1 bra L1;\n add.u32 %r0, %r0, 1;\n setp.lt.u32 %p1, %r0, 9223372036854775807;\n \
+         @%p1 bra L0;\n ret;\n}}\n"
+    );
+    let p = write("too_long.ptx", &text);
+    refused(
+        &ptx2idg([
+            "simulate".as_ref(),
+            p.as_os_str(),
+            "--gpu".as_ref(),
+            "h100".as_ref(),
+        ]),
+        "its time and counts cannot be represented",
+    );
+}

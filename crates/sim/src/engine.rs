@@ -289,6 +289,8 @@ pub(crate) struct Engine<'a> {
     ff: Option<FastForward>,
     /// A checkpoint is wanted at the end of this instant (see [`steady`]).
     checkpoint_due: bool,
+    /// Set when a repeating run would carry its time or a counter past `steady::BOUND`.
+    too_long: bool,
     /// Local group index from which every group runs the same warp classes.
     uniform_from: u64,
     /// The oldest warp still fetching: its loop iterations pace the checkpoints.
@@ -390,6 +392,7 @@ impl<'a> Engine<'a> {
             records: Vec::new(),
             ff: (opts.fast_forward && !opts.record).then(FastForward::default),
             checkpoint_due: false,
+            too_long: false,
             pacer: 0,
             due: Vec::new(),
             // Groups not walked reuse the classes of the first walked one.
@@ -433,6 +436,9 @@ impl<'a> Engine<'a> {
                 self.checkpoint_due = false;
                 if self.checkpoint() {
                     next = self.next_instant();
+                }
+                if self.too_long {
+                    return Err(SimError::TooLong);
                 }
             }
             if next == UNKNOWN {

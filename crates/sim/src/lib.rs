@@ -54,6 +54,12 @@ pub enum SimError {
          --extrapolate)"
     )]
     Budget { limit: u64 },
+    #[error(
+        "the simulated run is longer than 2^62 ticks (about 5.8 * 10^14 cycles) or counts more \
+         than 2^62 instructions: its time and counts cannot be represented; lower the trip \
+         counts (--trips) or the grid"
+    )]
+    TooLong,
     #[error("the run has {issues} issues, more than the {limit} a drawing can show")]
     TooLargeToDraw { issues: usize, limit: usize },
     #[error("GPU profile: {0}")]
