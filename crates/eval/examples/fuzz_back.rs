@@ -15,7 +15,8 @@
 //!
 //! Deterministic for a seed. A panic is caught, counted and its input written under
 //! `target/fuzz-findings/`; the run fails at the end if any input panicked. The slowest input
-//! is reported (each must end within seconds).
+//! is reported (each must end within seconds). `fuzz_back replay TARGET FILE [DRAWS]` drives a saved
+//! input under 10,000 draws of launch, GPU and metrics, printing the first panic.
 
 #[allow(dead_code)]
 #[path = "../../ptx/tests/support/mutate.rs"]
@@ -427,6 +428,22 @@ fn run(target: &str, count: u64, seed: u64, c: &Corpus) -> u64 {
 fn main() {
     let mut args = std::env::args().skip(1);
     let target = args.next().unwrap_or_else(|| "all".to_string());
+    if target == "replay" {
+        // `replay TARGET FILE`: drives a saved input with the generator states it may have
+        // met (the launch, GPU and metrics it drew), panics printed as usual.
+        let (Some(t), Some(file)) = (args.next(), args.next()) else {
+            eprintln!("usage: fuzz_back replay TARGET FILE [DRAWS]");
+            std::process::exit(2);
+        };
+        let text = std::fs::read_to_string(&file).expect("the saved input");
+        let c = corpus();
+        let draws: u64 = args.next().and_then(|s| s.parse().ok()).unwrap_or(10_000);
+        for seed in 1..=draws {
+            drive(&t, &text, &c, &mut Rng(seed));
+        }
+        println!("{file}: {draws} replays without a panic");
+        return;
+    }
     let count: u64 = args.next().and_then(|s| s.parse().ok()).unwrap_or(1000);
     let seed: u64 = args.next().and_then(|s| s.parse().ok()).unwrap_or(1);
     // Panics are counted and saved; their messages would drown the report.

@@ -419,3 +419,86 @@ fn a_run_too_long_to_represent_is_refused_not_wrapped() {
         "its time and counts cannot be represented",
     );
 }
+
+/// Fuzz findings (fuzz_back idg and gpu): an IDG JSON whose launch dimensions overflow their
+/// products, and a run asking for millions of resident warps, are refused with the cause.
+#[test]
+fn hostile_launch_dimensions_and_residency_are_refused() {
+    let p = write("dims.ptx", &counted_loop("s32", "0", "10"));
+    let out = ptx2idg([
+        p.as_os_str(),
+        "--grid".as_ref(),
+        "4".as_ref(),
+        "--block".as_ref(),
+        "64".as_ref(),
+        "--format".as_ref(),
+        "json".as_ref(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let json = text(&out.stdout);
+    let at = json.find("\"block\"").expect("block in the JSON");
+    let end = at + json[at..].find(']').expect("block list") + 1;
+    let hostile = format!(
+        "{}\"block\": [4294967295, 4294967295, 1]{}",
+        &json[..at],
+        &json[end..]
+    );
+    let j = write("dims.idg.json", &hostile);
+    refused(
+        &ptx2idg([
+            "simulate".as_ref(),
+            j.as_os_str(),
+            "--gpu".as_ref(),
+            "h100".as_ref(),
+        ]),
+        "a block holds 1..=65536 threads",
+    );
+    refused(
+        &ptx2idg([
+            "simulate".as_ref(),
+            p.as_os_str(),
+            "--gpu".as_ref(),
+            "h100".as_ref(),
+            "--grid".as_ref(),
+            "1000000000".as_ref(),
+            "--block".as_ref(),
+            "64".as_ref(),
+            "--blocks-per-sm".as_ref(),
+            "100000000".as_ref(),
+        ]),
+        "resident warps exceed the 4096 a simulated core holds",
+    );
+}
+
+/// Fuzz finding (fuzz_back suite): a manifest whose grid overflows its product.
+#[test]
+fn a_suite_manifest_with_overflowing_dimensions_is_refused() {
+    let real = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../ptx_samples/rodinia");
+    let suite = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pathological/suite_dims");
+    let _ = std::fs::remove_dir_all(&suite);
+    std::fs::create_dir_all(&suite).unwrap();
+    for e in std::fs::read_dir(&real).unwrap().flatten() {
+        let to = suite.join(e.file_name());
+        if e.file_name() == "suite.toml" {
+            let t = std::fs::read_to_string(e.path()).unwrap();
+            let t = t.replacen(
+                "grid = [512, 512, 1]",
+                "grid = [4294967295, 4294967295, 4294967295]",
+                1,
+            );
+            std::fs::write(&to, t).unwrap();
+        } else {
+            #[cfg(unix)]
+            std::os::unix::fs::symlink(e.path(), &to).unwrap();
+        }
+    }
+    let out = ptx2idg([
+        "eval".as_ref(),
+        suite.as_os_str(),
+        "--gpu".as_ref(),
+        "h100".as_ref(),
+        "--kernel".as_ref(),
+        "gaussian_fan2".as_ref(),
+    ]);
+    refused(&out, "grid_blocks");
+}

@@ -161,6 +161,14 @@ impl ExecConfig {
         if self.sm_count == 0 {
             return Err(SimError::Config("SM count must be at least 1".into()));
         }
+        // The engine holds a slot per resident warp (fuzz finding: a hostile GPU profile
+        // asked for 10^10 of them).
+        if self.occupancy_warps() > MAX_RESIDENT_WARPS {
+            return Err(SimError::Config(format!(
+                "{} resident warps exceed the {MAX_RESIDENT_WARPS} a simulated core holds",
+                self.occupancy_warps()
+            )));
+        }
         Ok(())
     }
 }
@@ -199,6 +207,9 @@ pub struct SimOptions {
     #[serde(default = "default_max_simulated")]
     pub max_simulated: u64,
 }
+
+/// Most warps resident on the simulated core at once (real GPUs hold at most 64).
+pub const MAX_RESIDENT_WARPS: u64 = 4096;
 
 /// The default simulated-instruction budget: 2^26 instructions, about 15 s of simulation.
 /// The bundled kernels simulate at most about 5.1 * 10^6 per run at their measured launches

@@ -214,6 +214,7 @@ pub(crate) fn prepare_all(
         )));
     }
     crate::cost::check_costs(kernel, costs, hw.subsystems.len())?;
+    crate::cost::check_hardware(hw)?;
     if kernel.warps_per_group != exec.warps_per_group {
         return Err(SimError::Config(format!(
             "the IDGs have {} warps per group, the configuration {}",
@@ -933,12 +934,16 @@ impl<'a> Engine<'a> {
             let hi = b.min(w.last_issue + before_ready);
             hi.saturating_sub(lo)
         });
+        // Warp-ticks summed over every warp may pass 2^64 in a run near the representable
+        // time (fast-forward's bound); the breakdown saturates there rather than wrap.
         let c = &mut self.counters;
-        c.stall_barrier += at_barrier;
-        c.stall_dependence += before_ready - at_barrier;
-        c.stall_subsystem += busy;
-        c.stall_issue_limit += valve;
-        c.stall_not_selected += after_ready - busy - valve;
+        c.stall_barrier = c.stall_barrier.saturating_add(at_barrier);
+        c.stall_dependence = c.stall_dependence.saturating_add(before_ready - at_barrier);
+        c.stall_subsystem = c.stall_subsystem.saturating_add(busy);
+        c.stall_issue_limit = c.stall_issue_limit.saturating_add(valve);
+        c.stall_not_selected = c
+            .stall_not_selected
+            .saturating_add(after_ready - busy - valve);
         c.instructions += 1;
 
         let s = &mut w.ring[(seq & mask) as usize];
