@@ -86,8 +86,12 @@ impl KernelIdgs {
             .grid
             .iter()
             .try_fold(1u64, |a, &d| a.checked_mul(u64::from(d)));
+        // Global warp ids (group * warps per group) must fit, and every walked group must
+        // be one of the grid's.
         let fits = matches!(threads, Some(t) if (1..=1 << 16).contains(&t))
-            && matches!(groups, Some(g) if (1..=1 << 63).contains(&g));
+            && matches!(groups, Some(g) if (1..=1 << 63).contains(&g)
+                && g.checked_mul(u64::from(self.warps_per_group)).is_some()
+                && self.groups_built.iter().all(|&b| b < g));
         if !fits {
             return Err(IdgError::Launch {
                 grid: self.grid,

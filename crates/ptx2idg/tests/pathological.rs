@@ -453,6 +453,26 @@ fn hostile_launch_dimensions_and_residency_are_refused() {
         ]),
         "a block holds 1..=65536 threads",
     );
+    // fuzz_back idg, seed 44: a walked group far outside the grid overflowed its warp ids.
+    let at = json
+        .find("\"groups_built\"")
+        .expect("groups_built in the JSON");
+    let end = at + json[at..].find(']').expect("groups list") + 1;
+    let hostile = format!(
+        "{}\"groups_built\": [18446744073709551615]{}",
+        &json[..at],
+        &json[end..]
+    );
+    let j = write("groups.idg.json", &hostile);
+    refused(
+        &ptx2idg([
+            "simulate".as_ref(),
+            j.as_os_str(),
+            "--gpu".as_ref(),
+            "h100".as_ref(),
+        ]),
+        "every walked group is in the grid",
+    );
     refused(
         &ptx2idg([
             "simulate".as_ref(),
