@@ -9,7 +9,6 @@
 //! file, and where it applies the kernel and key.
 
 use std::collections::BTreeMap;
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -243,15 +242,17 @@ pub fn load(dir: &Path, only: &[String]) -> Result<Suite, EvalError> {
 
 fn validate_spec(spec: &KernelSpec, file: &str) -> Result<(), EvalError> {
     let key = |k: &str, m: String| bad(file, format!("kernel `{}`: `{k}`: {m}", spec.id));
-    let blocks: u64 = spec.grid.iter().map(|&x| u64::from(x)).product();
+    // Checked products: a hostile manifest must not overflow them (fuzz finding).
+    let product = |d: &[u32; 3]| d.iter().try_fold(1u64, |a, &x| a.checked_mul(u64::from(x)));
+    let blocks = product(&spec.grid).unwrap_or(0);
     if blocks != spec.grid_blocks || blocks == 0 {
         return Err(key(
             "grid_blocks",
             format!("{} but grid {:?} has {blocks}", spec.grid_blocks, spec.grid),
         ));
     }
-    let threads: u32 = spec.block.iter().product();
-    if threads == 0 || threads.div_ceil(32) != spec.warps_per_block {
+    let threads = product(&spec.block).unwrap_or(0);
+    if threads == 0 || threads.div_ceil(32) != u64::from(spec.warps_per_block) {
         return Err(key(
             "warps_per_block",
             format!("{} but block {:?}", spec.warps_per_block, spec.block),
@@ -269,7 +270,7 @@ fn validate_spec(spec: &KernelSpec, file: &str) -> Result<(), EvalError> {
             ));
         }
         last = p.blocks_per_sm;
-        if p.occupancy_warps != p.blocks_per_sm * spec.warps_per_block {
+        if p.blocks_per_sm.checked_mul(spec.warps_per_block) != Some(p.occupancy_warps) {
             return Err(key(
                 "point.occupancy_warps",
                 format!(
@@ -334,7 +335,7 @@ fn parse_clock_mhz(text: &str) -> Option<f64> {
 }
 
 fn read(path: &Path, file: &str) -> Result<String, EvalError> {
-    fs::read_to_string(path).map_err(|e| EvalError::Io {
+    ptx::read_source(path).map_err(|e| EvalError::Io {
         file: file.to_string(),
         message: e.to_string(),
     })

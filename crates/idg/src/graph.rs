@@ -147,6 +147,11 @@ impl IdgBuilder {
         id
     }
 
+    /// Template nodes pushed so far (folded repeats dropped theirs).
+    pub fn node_count(&self) -> usize {
+        self.idg.nodes.len()
+    }
+
     /// Appends a node at the current position of the tree.
     pub fn push(&mut self, node: Node) -> NodeId {
         let id = NodeId(self.idg.nodes.len() as u32);

@@ -75,6 +75,30 @@ impl KernelIdgs {
         if self.classes.is_empty() {
             return Err(IdgError::NoClasses);
         }
+        // Launch dimensions every consumer multiplies out: a block of at most 2^16 threads,
+        // a grid of at most 2^63 groups (fuzz finding: products of
+        // hostile dimensions overflowed).
+        let threads = self
+            .block
+            .iter()
+            .try_fold(1u64, |a, &d| a.checked_mul(u64::from(d)));
+        let groups = self
+            .grid
+            .iter()
+            .try_fold(1u64, |a, &d| a.checked_mul(u64::from(d)));
+        // Global warp ids (group * warps per group) must fit, and every walked group must
+        // be one of the grid's.
+        let fits = matches!(threads, Some(t) if (1..=1 << 16).contains(&t))
+            && matches!(groups, Some(g) if (1..=1 << 63).contains(&g)
+                && g.checked_mul(u64::from(self.warps_per_group)).is_some()
+                && self.groups_built.iter().all(|&b| b < g));
+        if !fits {
+            return Err(IdgError::Launch {
+                grid: self.grid,
+                block: self.block,
+                warps_per_group: self.warps_per_group,
+            });
+        }
         let mut all: Vec<u64> = Vec::new();
         for class in &self.classes {
             if class.warps.windows(2).any(|w| w[0] >= w[1]) {

@@ -57,6 +57,12 @@ pub enum IdgError {
     TooLarge { nodes: u64, limit: u64 },
     #[error("IDG schema version {found}, this build reads version {expected}")]
     Schema { found: u32, expected: u32 },
+    #[error("launch grid {grid:?}, block {block:?} ({warps_per_group} warps per group): a block holds 1..=65536 threads and a grid 1..=2^63 groups, every walked group is in the grid and every warp id fits 64 bits")]
+    Launch {
+        grid: [u32; 3],
+        block: [u32; 3],
+        warps_per_group: u32,
+    },
     #[error("the kernel has no warp class")]
     NoClasses,
     #[error("a class lists its warps out of order")]

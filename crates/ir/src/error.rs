@@ -41,6 +41,12 @@ pub enum IrError {
         callee: String,
         budget: usize,
     },
+    #[error("kernel `{kernel}` has {statements} instructions and labels, more than the budget of {budget} a kernel may have after inlining; raise it with --max-inlined N")]
+    KernelSize {
+        kernel: String,
+        statements: usize,
+        budget: usize,
+    },
     #[error("kernel `{kernel}`: call to `{callee}` (line {line}) passes {given} arguments / {given_ret} results, the function takes {expected} / {expected_ret}")]
     CallArity {
         kernel: String,

@@ -157,9 +157,32 @@ fn lower_function(
         locals: HashMap::new(),
         chain: Vec::new(),
     };
+    // The kernel's own statements count against the same budget as inlined ones: lowering
+    // holds several copies of a body at once, so a kernel of millions of statements is
+    // refused here, before any of them is lowered.
+    let own = count_statements(body);
+    if own > max_inlined {
+        return Err(IrError::KernelSize {
+            kernel: f.name.clone(),
+            statements: own,
+            budget: max_inlined,
+        });
+    }
     l.declare(&mut scope, body);
     l.flatten(&scope, body)?;
     l.finish()
+}
+
+/// Instructions and labels of a body, nested scopes included.
+fn count_statements(stmts: &[ast::Statement]) -> usize {
+    stmts
+        .iter()
+        .map(|s| match s {
+            ast::Statement::Block(b, _) => count_statements(b),
+            ast::Statement::Inst(_) | ast::Statement::Label { .. } => 1,
+            _ => 0,
+        })
+        .sum()
 }
 
 fn collect_decls<'s>(stmts: &'s [ast::Statement], out: &mut Vec<&'s ast::VarDecl>) {
@@ -232,7 +255,7 @@ impl<'m> Lowerer<'m> {
 
     fn flatten(&mut self, scope: &Scope, stmts: &[ast::Statement]) -> Result<(), IrError> {
         for s in stmts {
-            // The kernel's own body costs what its file cost to parse; only copies are budgeted.
+            // The kernel's own body was counted before flattening; only copies are checked here.
             if !scope.chain.is_empty() && self.out.len() > self.max_inlined {
                 return Err(IrError::InlineBudget {
                     kernel: self.kernel.name.clone(),
@@ -654,7 +677,13 @@ impl<'m> Lowerer<'m> {
             })
             .collect();
         let mut ctls: Vec<Option<Ctl>> = vec![None; nblocks];
-        let mut insts: Vec<Inst> = Vec::new();
+        // Sized once: growing by doubling would hold up to twice the instructions at once.
+        let n_insts = self
+            .out
+            .iter()
+            .filter(|i| matches!(i, Flat::Inst(..)))
+            .count();
+        let mut insts: Vec<Inst> = Vec::with_capacity(n_insts);
         for (item, b) in self.out.into_iter().zip(block_of_item) {
             let Some(b) = b else { continue };
             match item {

@@ -8,10 +8,29 @@ use crate::error::{Loc, ProfileError};
 use crate::metrics::expected_unit;
 use crate::table::Record;
 use crate::units::{parse_number, parse_unit, split_value_suffix, Unit};
-use crate::{Format, KernelProfile, Launch, LoopRef, Metric, Profile, TripRow};
+use crate::{Format, KernelProfile, Launch, LoopRef, Metric, Profile, Skipped, TripRow};
 
-pub(crate) fn parse_records(records: Vec<Record>, origin: &str) -> Result<Profile, ProfileError> {
-    let Some(first) = records.first() else {
+/// The records a reader consumes, one at a time.
+pub(crate) type Rows<'r> = dyn Iterator<Item = Result<Record, ProfileError>> + 'r;
+
+/// Kernels whose rows [`parse_records`] keeps: `keep(name)` for the printed name (or the
+/// trips table's kernel column). Every row is still checked, so a file gives the same errors
+/// whatever is kept; only what is stored shrinks.
+pub(crate) type Keep<'k> = dyn FnMut(&str) -> bool + 'k;
+
+/// Distinct kernel names whose rows were skipped that a profile lists (see
+/// [`Profile::skipped`]); the rows of further names are skipped unlisted.
+const MAX_SKIPPED_NAMES: usize = 256;
+
+/// Distinct kernel names whose keep decision is remembered (the decision demangles names).
+const MAX_DECIDED_NAMES: usize = 65_536;
+
+pub(crate) fn parse_records(
+    records: &mut Rows<'_>,
+    origin: &str,
+    keep: &mut Keep<'_>,
+) -> Result<Profile, ProfileError> {
+    let Some(first) = next_row(records)? else {
         return Err(ProfileError::Empty {
             file: origin.to_string(),
         });
@@ -40,21 +59,30 @@ pub(crate) fn parse_records(records: Vec<Record>, origin: &str) -> Result<Profil
         origin,
         kernels: Vec::new(),
         by_name: HashMap::new(),
+        keep,
+        decided: HashMap::new(),
+        skipped: Vec::new(),
+        skipped_ix: HashMap::new(),
     };
     let mut trips = Vec::new();
     match format {
-        Format::TripsTable => trips = read_trips(&records, origin)?,
-        Format::NcuLong => read_ncu_long(&records, &mut b)?,
-        Format::NcuRaw => read_ncu_raw(&records, &mut b)?,
-        Format::NvprofSummary => read_nvprof_summary(&records, &mut b)?,
-        Format::NvprofTrace => read_nvprof_trace(&records, &mut b)?,
+        Format::TripsTable => trips = read_trips(records, &mut b)?,
+        Format::NcuLong => read_ncu_long(first, records, &mut b)?,
+        Format::NcuRaw => read_ncu_raw(first, records, &mut b)?,
+        Format::NvprofSummary => read_nvprof_summary(first, records, &mut b)?,
+        Format::NvprofTrace => read_nvprof_trace(first, records, &mut b)?,
     }
     Ok(Profile {
         origin: origin.to_string(),
         format,
         kernels: b.kernels,
         trips,
+        skipped: b.skipped,
     })
+}
+
+fn next_row(rows: &mut Rows<'_>) -> Result<Option<Record>, ProfileError> {
+    rows.next().transpose()
 }
 
 /// Column positions by header name.
@@ -110,16 +138,53 @@ impl<'a> Header<'a> {
     }
 }
 
-struct Builder<'a> {
+struct Builder<'a, 'k> {
     origin: &'a str,
     kernels: Vec<KernelProfile>,
     by_name: HashMap<String, (usize, HashMap<String, usize>)>,
+    keep: &'a mut Keep<'k>,
+    decided: HashMap<String, bool>,
+    skipped: Vec<Skipped>,
+    skipped_ix: HashMap<String, usize>,
 }
 
-impl Builder<'_> {
-    /// The launch `id` of kernel `name`, created on first sight (file order is kept).
-    fn launch(&mut self, name: &str, id: &str) -> &mut Launch {
+impl Builder<'_, '_> {
+    /// Whether rows of kernel `name` are kept; a skipped one is counted (row `row`).
+    fn wanted(&mut self, name: &str, row: usize) -> bool {
+        let keep = match self.decided.get(name) {
+            Some(&k) => k,
+            None => {
+                let k = (self.keep)(name);
+                if self.decided.len() < MAX_DECIDED_NAMES {
+                    self.decided.insert(name.to_string(), k);
+                }
+                k
+            }
+        };
+        if !keep {
+            match self.skipped_ix.get(name) {
+                Some(&i) => self.skipped[i].rows += 1,
+                None if self.skipped.len() < MAX_SKIPPED_NAMES => {
+                    self.skipped_ix.insert(name.to_string(), self.skipped.len());
+                    self.skipped.push(Skipped {
+                        kernel: name.to_string(),
+                        first_row: row,
+                        rows: 1,
+                    });
+                }
+                None => {}
+            }
+        }
+        keep
+    }
+
+    /// The launch `id` of kernel `name`, created on first sight (file order is kept);
+    /// `None` when the kernel's rows are not kept.
+    fn launch(&mut self, name: &str, id: &str, row: usize) -> Option<&mut Launch> {
         let name = name.trim();
+        if !self.by_name.contains_key(name) && !self.wanted(name, row) {
+            return None;
+        }
         let kernels = &mut self.kernels;
         let (k, ids) = self.by_name.entry(name.to_string()).or_insert_with(|| {
             kernels.push(KernelProfile {
@@ -137,7 +202,7 @@ impl Builder<'_> {
             });
             kp.launches.len() - 1
         });
-        &mut kp.launches[i]
+        Some(&mut kp.launches[i])
     }
 }
 
@@ -241,15 +306,16 @@ fn field(rec: &Record, i: usize) -> &str {
     rec.fields.get(i).map_or("", |s| s.as_str())
 }
 
-fn read_ncu_long(records: &[Record], b: &mut Builder) -> Result<(), ProfileError> {
-    let h = Header::new(&records[0], b.origin, "Nsight Compute --csv");
+fn read_ncu_long(head: Record, rows: &mut Rows<'_>, b: &mut Builder) -> Result<(), ProfileError> {
+    let h = Header::new(&head, b.origin, "Nsight Compute --csv");
     let id = h.require("ID")?;
     let kernel = h.require("Kernel Name")?;
     let name = h.require("Metric Name")?;
     let val = h.require("Metric Value")?;
     let unit = h.find("Metric Unit");
     let (grid, block) = (h.find("Grid Size"), h.find("Block Size"));
-    for rec in &records[1..] {
+    while let Some(rec) = next_row(rows)? {
+        let rec = &rec;
         h.check_len(rec)?;
         let metric = field(rec, name).trim();
         let u = unit.map_or("", |c| field(rec, c));
@@ -266,7 +332,9 @@ fn read_ncu_long(records: &[Record], b: &mut Builder) -> Result<(), ProfileError
         let bl = block
             .map(|c| dims(field(rec, c), &h.loc(rec.line, c)))
             .transpose()?;
-        let launch = b.launch(field(rec, kernel), field(rec, id).trim());
+        let Some(launch) = b.launch(field(rec, kernel), field(rec, id).trim(), rec.line) else {
+            continue;
+        };
         launch.grid = launch.grid.or(g.flatten());
         launch.block = launch.block.or(bl.flatten());
         if let Some((v, u)) = parsed {
@@ -313,23 +381,28 @@ const NCU_DESCRIPTIVE: &[&str] = &[
     "Section Name",
 ];
 
-fn read_ncu_raw(records: &[Record], b: &mut Builder) -> Result<(), ProfileError> {
-    let h = Header::new(&records[0], b.origin, "Nsight Compute --csv --page raw");
+fn read_ncu_raw(head: Record, rows: &mut Rows<'_>, b: &mut Builder) -> Result<(), ProfileError> {
+    let h = Header::new(&head, b.origin, "Nsight Compute --csv --page raw");
     let id = h.require("ID")?;
     let kernel = h.require("Kernel Name")?;
     let (grid, block) = (h.find("Grid Size"), h.find("Block Size"));
-    let mut rows = &records[1..];
+    let mut pending = next_row(rows)?;
     // The units row: under the header, with an empty ID.
-    let units: Vec<String> = match rows.first() {
-        Some(r) if field(r, id).trim().is_empty() => {
-            h.check_len(r)?;
-            let u = r.fields.clone();
-            rows = &rows[1..];
-            u
+    let units: Vec<String> = match pending.take() {
+        Some(r) if field(&r, id).trim().is_empty() => {
+            h.check_len(&r)?;
+            r.fields
         }
-        _ => vec![String::new(); h.names.len()],
+        other => {
+            pending = other;
+            vec![String::new(); h.names.len()]
+        }
     };
-    for rec in rows {
+    while let Some(rec) = match pending.take() {
+        Some(r) => Some(r),
+        None => next_row(rows)?,
+    } {
+        let rec = &rec;
         h.check_len(rec)?;
         let mut parsed = Vec::new();
         for (c, metric) in h.names.iter().enumerate() {
@@ -347,7 +420,9 @@ fn read_ncu_raw(records: &[Record], b: &mut Builder) -> Result<(), ProfileError>
         let bl = block
             .map(|c| dims(field(rec, c), &h.loc(rec.line, c)))
             .transpose()?;
-        let launch = b.launch(field(rec, kernel), field(rec, id).trim());
+        let Some(launch) = b.launch(field(rec, kernel), field(rec, id).trim(), rec.line) else {
+            continue;
+        };
         launch.grid = g.flatten();
         launch.block = bl.flatten();
         for (m, v, u) in parsed {
@@ -357,11 +432,15 @@ fn read_ncu_raw(records: &[Record], b: &mut Builder) -> Result<(), ProfileError>
     Ok(())
 }
 
-fn read_nvprof_summary(records: &[Record], b: &mut Builder) -> Result<(), ProfileError> {
+fn read_nvprof_summary(
+    head: Record,
+    rows: &mut Rows<'_>,
+    b: &mut Builder,
+) -> Result<(), ProfileError> {
     // Metrics and events tables may follow each other in one file, each with its header.
-    let mut i = 0;
-    while i < records.len() {
-        let h = Header::new(&records[i], b.origin, "nvprof --csv summary");
+    let mut head = Some(head);
+    while let Some(header) = head.take() {
+        let h = Header::new(&header, b.origin, "nvprof --csv summary");
         let name = h
             .find("Metric Name")
             .or_else(|| h.find("Event Name"))
@@ -374,10 +453,12 @@ fn read_nvprof_summary(records: &[Record], b: &mut Builder) -> Result<(), Profil
         let kernel = h.require("Kernel")?;
         let inv = h.require("Invocations")?;
         let (min, max, avg) = (h.require("Min")?, h.require("Max")?, h.require("Avg")?);
-        i += 1;
-        while i < records.len() && field(&records[i], 0).trim() != "Device" {
-            let rec = &records[i];
-            i += 1;
+        while let Some(rec) = next_row(rows)? {
+            if field(&rec, 0).trim() == "Device" {
+                head = Some(rec);
+                break;
+            }
+            let rec = &rec;
             h.check_len(rec)?;
             let metric = field(rec, name).trim();
             let get = |c: usize| {
@@ -397,7 +478,9 @@ fn read_nvprof_summary(records: &[Record], b: &mut Builder) -> Result<(), Profil
                     loc: Box::new(h.loc(rec.line, inv)),
                     text: field(rec, inv).trim().to_string(),
                 })?;
-            let launch = b.launch(field(rec, kernel), "");
+            let Some(launch) = b.launch(field(rec, kernel), "", rec.line) else {
+                continue;
+            };
             launch.aggregated = Some(n as u64);
             launch.metrics.insert(
                 metric.to_string(),
@@ -443,22 +526,28 @@ const NVPROF_TRACE_DESCRIPTIVE: &[&str] = &[
     "Virtual Address",
 ];
 
-fn read_nvprof_trace(records: &[Record], b: &mut Builder) -> Result<(), ProfileError> {
-    let h = Header::new(&records[0], b.origin, "nvprof --csv --print-gpu-trace");
+fn read_nvprof_trace(
+    head: Record,
+    rows: &mut Rows<'_>,
+    b: &mut Builder,
+) -> Result<(), ProfileError> {
+    let h = Header::new(&head, b.origin, "nvprof --csv --print-gpu-trace");
     let name = match h.find("Name") {
         Some(c) => c,
         None => h.require("Kernel")?,
     };
     let corr = h.find("Correlation_ID");
-    let mut rows = &records[1..];
+    let mut pending = next_row(rows)?;
     // The units row (`ms,us,,,…`): under the header, with an empty name.
-    let units: Option<Vec<String>> = match rows.first() {
-        Some(r) if field(r, name).trim().is_empty() => {
-            h.check_len(r)?;
-            rows = &rows[1..];
-            Some(r.fields.clone())
+    let units: Option<Vec<String>> = match pending.take() {
+        Some(r) if field(&r, name).trim().is_empty() => {
+            h.check_len(&r)?;
+            Some(r.fields)
         }
-        _ => None,
+        other => {
+            pending = other;
+            None
+        }
     };
     let dim = |rec: &Record, names: [&str; 3]| -> Result<Option<[u64; 3]>, ProfileError> {
         let mut out = [0u64; 3];
@@ -472,7 +561,13 @@ fn read_nvprof_trace(records: &[Record], b: &mut Builder) -> Result<(), ProfileE
         }
         Ok(Some(out))
     };
-    for (seq, rec) in rows.iter().enumerate() {
+    let mut seq = 0usize;
+    while let Some(rec) = match pending.take() {
+        Some(r) => Some(r),
+        None => next_row(rows)?,
+    } {
+        let rec = &rec;
+        seq += 1;
         h.check_len(rec)?;
         let kname = strip_correlation(field(rec, name).trim());
         // Copies and memsets share the trace with kernels.
@@ -495,8 +590,13 @@ fn read_nvprof_trace(records: &[Record], b: &mut Builder) -> Result<(), ProfileE
         let grid = dim(rec, ["Grid X", "Grid Y", "Grid Z"])?;
         let block = dim(rec, ["Block X", "Block Y", "Block Z"])?;
         // Without a correlation ID every row is its own launch.
-        let id = corr.map_or_else(|| format!("row{seq}"), |c| field(rec, c).trim().to_string());
-        let launch = b.launch(kname, &id);
+        let id = corr.map_or_else(
+            || format!("row{}", seq - 1),
+            |c| field(rec, c).trim().to_string(),
+        );
+        let Some(launch) = b.launch(kname, &id, rec.line) else {
+            continue;
+        };
         launch.grid = grid;
         launch.block = block;
         for (m, v, u) in parsed {
@@ -520,7 +620,8 @@ fn strip_correlation(name: &str) -> &str {
     }
 }
 
-fn read_trips(records: &[Record], origin: &str) -> Result<Vec<TripRow>, ProfileError> {
+fn read_trips(rows: &mut Rows<'_>, b: &mut Builder) -> Result<Vec<TripRow>, ProfileError> {
+    let origin = b.origin;
     let names = ["kernel", "loop", "trips"];
     let loc = |row: usize, c: usize| Loc {
         file: origin.to_string(),
@@ -528,7 +629,7 @@ fn read_trips(records: &[Record], origin: &str) -> Result<Vec<TripRow>, ProfileE
         column: Some((c + 1, names[c].to_string())),
     };
     let mut out = Vec::new();
-    for rec in &records[1..] {
+    while let Some(rec) = next_row(rows)? {
         if rec.fields.len() != 3 {
             return Err(ProfileError::RowLength {
                 loc: Box::new(Loc {
@@ -569,6 +670,9 @@ fn read_trips(records: &[Record], origin: &str) -> Result<Vec<TripRow>, ProfileE
                 loc: Box::new(loc(rec.line, 2)),
                 text: t.to_string(),
             })?;
+        if !b.wanted(kernel, rec.line) {
+            continue;
+        }
         out.push(TripRow {
             kernel: kernel.to_string(),
             loop_ref,

@@ -226,6 +226,19 @@ pub struct Profile {
     pub kernels: Vec<KernelProfile>,
     /// Rows of a trips table (empty for profiler files).
     pub trips: Vec<TripRow>,
+    /// Kernels whose rows a filtered read ([`load_filtered`]) checked but did not keep, in
+    /// order of first appearance (at most 256 names; empty for [`parse`] and [`load`]).
+    pub skipped: Vec<Skipped>,
+}
+
+/// The rows of one kernel that a filtered read skipped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    /// The printed name (trips table: the kernel column).
+    pub kernel: String,
+    /// 1-based line of its first row.
+    pub first_row: usize,
+    pub rows: u64,
 }
 
 impl Profile {
@@ -253,7 +266,12 @@ impl Profile {
         Err(ProfileError::NoKernel {
             file: self.origin.clone(),
             kernel: ptx_mangled.to_string(),
-            available: self.kernels.iter().map(|k| k.name.clone()).collect(),
+            available: self
+                .kernels
+                .iter()
+                .map(|k| k.name.clone())
+                .chain(self.skipped.iter().map(|s| s.kernel.clone()))
+                .collect(),
         })
     }
 
@@ -320,16 +338,29 @@ impl Profile {
 
 /// Parses profiler or trips-table text; `origin` names it in errors (usually the path).
 pub fn parse(text: &str, origin: &str) -> Result<Profile, ProfileError> {
-    let records = table::records(text, origin)?;
-    formats::parse_records(records, origin)
+    let mut rows = table::Records::new(text.as_bytes(), origin);
+    formats::parse_records(&mut rows, origin, &mut |_| true)
 }
 
-/// Reads and parses a file.
+/// Reads and parses a file, streaming it (see [`load_filtered`]).
 pub fn load(path: &Path) -> Result<Profile, ProfileError> {
+    load_filtered(path, &mut |_| true)
+}
+
+/// Reads a file record by record, keeping only the launches (profiler files) or rows (trips
+/// tables) of kernels for which `keep(name)` holds, `name` being the name the file prints.
+/// Every row is still checked, so the errors are those of [`load`]; memory grows with what
+/// is kept, not with the file: a 100 MB profiler CSV of many kernels reads in seconds.
+/// Skipped kernels are listed in [`Profile::skipped`].
+pub fn load_filtered(
+    path: &Path,
+    keep: &mut dyn FnMut(&str) -> bool,
+) -> Result<Profile, ProfileError> {
     let origin = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| ProfileError::Io {
+    let file = std::fs::File::open(path).map_err(|source| ProfileError::Io {
         file: origin.clone(),
         source,
     })?;
-    parse(&text, &origin)
+    let mut rows = table::Records::new(std::io::BufReader::new(file), &origin);
+    formats::parse_records(&mut rows, &origin, keep)
 }

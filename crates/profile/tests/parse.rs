@@ -458,3 +458,70 @@ fn missing_file_is_an_io_error() {
     assert!(matches!(e, ProfileError::Io { .. }));
     assert!(e.to_string().starts_with("no/such/file.csv: cannot read"));
 }
+
+/// Every fixture read with a filter: the kept kernels are those of the full read that pass
+/// it, identical; the others are listed as skipped with their row counts.
+#[test]
+fn filtered_reads_keep_exactly_the_matching_kernels() {
+    for name in [
+        "ncu_long_hotspot.csv",
+        "ncu_raw_handwritten.csv",
+        "nvprof_metrics_handwritten.csv",
+        "nvprof_trace_handwritten.csv",
+        "trips.csv",
+    ] {
+        let full = load_fixture(name);
+        let first = full
+            .kernels
+            .first()
+            .map(|k| k.name.clone())
+            .or_else(|| full.trips.first().map(|r| r.kernel.clone()))
+            .expect("fixture has a kernel");
+        let kept = profile::load_filtered(&fixture(name), &mut |n| n.trim() == first).expect(name);
+        assert_eq!(
+            kept.kernels,
+            full.kernels
+                .iter()
+                .filter(|k| k.name == first)
+                .cloned()
+                .collect::<Vec<_>>(),
+            "{name}"
+        );
+        assert_eq!(
+            kept.trips,
+            full.trips
+                .iter()
+                .filter(|r| r.kernel == first)
+                .cloned()
+                .collect::<Vec<_>>(),
+            "{name}"
+        );
+        let others = full.kernels.iter().filter(|k| k.name != first).count()
+            + full
+                .trips
+                .iter()
+                .filter(|r| r.kernel != first)
+                .map(|r| &r.kernel)
+                .collect::<std::collections::BTreeSet<_>>()
+                .len();
+        assert_eq!(kept.skipped.len(), others, "{name}");
+        assert!(kept.skipped.iter().all(|s| s.rows > 0 && s.first_row > 0));
+    }
+}
+
+#[test]
+fn a_filtered_read_checks_the_rows_it_skips() {
+    let dir = std::env::temp_dir().join(format!("profile-filter-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("bad.csv");
+    std::fs::write(&p, "kernel,loop,trips\nk,L1,3\nother,L2,x\n").unwrap();
+    let e = profile::load_filtered(&p, &mut |n| n == "k").unwrap_err();
+    assert!(e.to_string().contains("row 3"), "{e}");
+}
+
+#[test]
+fn a_stream_without_line_breaks_is_refused() {
+    let text = "0".repeat(3 << 20);
+    let e = parse(&text, "zeros").unwrap_err();
+    assert!(e.to_string().contains("a line longer than"), "{e}");
+}

@@ -60,11 +60,13 @@ pub mod ast;
 mod error;
 mod parse;
 mod print;
+pub mod source;
 pub mod summary;
 
 pub use ast::*;
 pub use error::ParseError;
-pub use parse::{parse, parse_instruction, MAX_NESTING};
+pub use parse::{parse, parse_instruction, MAX_NESTING, MAX_STATEMENTS};
+pub use source::{read_source, MAX_SOURCE_BYTES};
 pub use summary::{kernel_summary, KernelSummary, RegSummary};
 
 /// Prints a module as PTX text (same as `module.to_string()`).

@@ -9,6 +9,7 @@
 //! - recursion is bounded: scopes and initializer lists by [`MAX_NESTING`], operands by a
 //!   fixed grammar depth (vectors inside brackets, nothing deeper), so hostile input cannot
 //!   overflow the stack;
+//! - memory is bounded: a module holds at most [`MAX_STATEMENTS`] statements;
 //! - all errors are `nom::Err::Failure` carrying the position of the offending token; no
 //!   function here panics on any input.
 
@@ -26,6 +27,12 @@ use std::sync::OnceLock;
 
 /// Deepest accepted nesting of `{ }` scopes and initializer lists.
 pub const MAX_NESTING: u32 = 64;
+
+/// Most statements (instructions, labels, declarations) in the function bodies of one
+/// module. The largest kernel nvcc gave us has about 154,000; 2^21 statements take about
+/// 500 MB as a syntax tree, and the lowering's budget (`ir::DEFAULT_INLINE_BUDGET`) refuses
+/// far fewer in one kernel.
+pub const MAX_STATEMENTS: usize = 1 << 21;
 
 /// Internal error: where it happened and what was wrong.
 #[derive(Debug)]
@@ -1215,6 +1222,8 @@ pub(crate) struct Parser<'a> {
     /// Parsed mnemonics by spelling (`ld.global.nc.v4.f32`): a module repeats a few
     /// hundred distinct ones, and cloning is cheaper than classifying every modifier again.
     op_cache: RefCell<WordMap<'a, Op>>,
+    /// Statements parsed so far, against [`MAX_STATEMENTS`].
+    statements: Cell<usize>,
 }
 
 impl<'a> Parser<'a> {
@@ -1224,6 +1233,7 @@ impl<'a> Parser<'a> {
             stack: Cell::new(Vec::new()),
             ops: Cell::new(Vec::new()),
             op_cache: RefCell::new(WordMap::default()),
+            statements: Cell::new(0),
             cur: Cell::new(LineCursor {
                 line: 1,
                 line_start: 0,
@@ -1990,6 +2000,17 @@ impl<'a> Parser<'a> {
         loop {
             i = ws(i)?;
             let start = i;
+            let count = self.statements.get() + 1;
+            self.statements.set(count);
+            if count > MAX_STATEMENTS {
+                return fail(
+                    i,
+                    format!(
+                        "the module has more than {MAX_STATEMENTS} statements in its function \
+                         bodies, the parser's limit"
+                    ),
+                );
+            }
             let Some(c) = first(i) else {
                 return Err(nom::Err::Failure(PErr {
                     at: i,
@@ -2000,6 +2021,14 @@ impl<'a> Parser<'a> {
                 }));
             };
             match c {
+                // The outermost scope takes the scratch stack whole (shrinking in place)
+                // instead of copying it: a copy would hold two bodies at once, doubling the
+                // peak memory of a huge function.
+                b'}' if base == 0 => {
+                    let mut body = std::mem::take(out);
+                    body.shrink_to_fit();
+                    return Ok((&i[1..], body));
+                }
                 b'}' => return Ok((&i[1..], out.split_off(base))),
                 b'{' => {
                     if depth >= MAX_NESTING {

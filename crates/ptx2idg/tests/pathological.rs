@@ -165,3 +165,360 @@ fn the_inlining_budget_is_named_and_raised_by_its_flag() {
     );
     assert!(cfg("10000").status.success());
 }
+
+#[test]
+fn the_simulated_instruction_budget_is_named_and_raised_by_its_flag() {
+    let p = write("budget.ptx", &counted_loop("s32", "0", "10"));
+    let trips = write("budget.csv", "kernel,loop,trips\nk,L1,1000000000000\n");
+    let sim = |extra: &[&str]| {
+        let mut args: Vec<std::ffi::OsString> = vec![
+            "simulate".into(),
+            p.clone().into(),
+            "--gpu".into(),
+            "h100".into(),
+            "--trips".into(),
+            trips.clone().into(),
+        ];
+        args.extend(extra.iter().map(Into::into));
+        ptx2idg(args)
+    };
+    // Without fast-forward every one of the 10^12 iterations would be issued.
+    refused(
+        &sim(&["--no-fast-forward", "--max-simulated", "20000"]),
+        "the simulated-instruction budget; raise it with --max-simulated N",
+    );
+    // With it, the repeating schedule is skipped and the default budget is never reached.
+    let out = sim(&[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
+#[test]
+fn the_idg_size_budget_is_named_and_raised_by_its_flag() {
+    let p = write("idg_budget.ptx", &counted_loop("s32", "0", "10"));
+    let idg = |budget: &str| {
+        ptx2idg([
+            p.as_os_str(),
+            "--grid".as_ref(),
+            "4".as_ref(),
+            "--block".as_ref(),
+            "64".as_ref(),
+            "--groups".as_ref(),
+            "all".as_ref(),
+            "--max-idg-nodes".as_ref(),
+            budget.as_ref(),
+        ])
+    };
+    refused(
+        &idg("3"),
+        "the IDG-size budget; raise it with --max-idg-nodes N, or walk fewer groups",
+    );
+    assert!(idg("1000").status.success());
+}
+
+/// `n` consecutive `@%p1 bra L0;`: each ends a basic block.
+fn many_blocks(n: usize) -> String {
+    format!(
+        "{HEAD}.visible .entry k()\n{{\n .reg .pred %p<2>;\n .reg .s32 %r<3>;\n \
+         mov.u32 %r1, %tid.x;\n setp.lt.s32 %p1, %r1, 7;\n{}L0:\n ret;\n}}\n",
+        " @%p1 bra L0;\n".repeat(n)
+    )
+}
+
+#[test]
+fn a_kernel_past_the_statement_budget_is_refused_before_lowering() {
+    let p = write("blocks.ptx", &many_blocks(20_000));
+    let cfg = |budget: &str| {
+        ptx2idg([
+            "cfg".as_ref(),
+            p.as_os_str(),
+            "--kernel".as_ref(),
+            "k".as_ref(),
+            "--max-inlined".as_ref(),
+            budget.as_ref(),
+        ])
+    };
+    refused(
+        &cfg("10000"),
+        "more than the budget of 10000 a kernel may have after inlining; raise it with --max-inlined N",
+    );
+    assert!(cfg("100000").status.success());
+}
+
+/// The issue's sizes; a debug build needs about a minute, so run them with
+/// `cargo test --release -p ptx2idg --test pathological -- --ignored`.
+#[test]
+#[ignore]
+fn a_million_basic_blocks_100k_nested_loops_and_a_100_mb_trips_table_are_answered() {
+    let p = write("blocks1m.ptx", &many_blocks(1_000_000));
+    refused(
+        &ptx2idg([
+            "cfg".as_ref(),
+            p.as_os_str(),
+            "--kernel".as_ref(),
+            "k".as_ref(),
+        ]),
+        "--max-inlined",
+    );
+    let n = 100_000;
+    let mut s = format!(
+        "{HEAD}.visible .entry k()\n{{\n .reg .pred %p<2>;\n .reg .s32 %r<{}>;\n",
+        n + 1
+    );
+    for i in 0..n {
+        s += &format!(" mov.s32 %r{i}, -2147483648;\nL{i}:\n");
+    }
+    for i in (0..n).rev() {
+        s += &format!(
+            " add.s32 %r{i}, %r{i}, 1;\n setp.lt.s32 %p1, %r{i}, 2147483647;\n @%p1 bra L{i};\n"
+        );
+    }
+    s += " ret;\n}\n";
+    let p = write("nested100k.ptx", &s);
+    // A 100 MB trips table, mostly other kernels' rows: simulate and map finish.
+    let small = write("small100m.ptx", &counted_loop("s32", "0", "10"));
+    let mut csv = String::from("kernel,loop,trips\n");
+    let mut i = 0u64;
+    while csv.len() < 100_000_000 {
+        if i % 1000 == 0 {
+            csv += "k,L1,12\n";
+        } else {
+            csv += &format!(
+                "_Z12other_kernel{}PfS_i,$L__BB0_{},{}\n",
+                i % 50,
+                i % 13,
+                i % 1000
+            );
+        }
+        i += 1;
+    }
+    let trips = write("trips100m.csv", &csv);
+    drop(csv);
+    for cmd in ["simulate", "map"] {
+        let out = ptx2idg([
+            cmd.as_ref(),
+            small.as_os_str(),
+            "--gpu".as_ref(),
+            "h100".as_ref(),
+            "--trips".as_ref(),
+            trips.as_os_str(),
+        ]);
+        assert!(out.status.success(), "{cmd}: {}", text(&out.stderr));
+    }
+    // Five statements a loop: past the kernel budget by default, past the loop-nest limit
+    // with the budget raised.
+    let idg = |budget: &str| {
+        ptx2idg([
+            p.as_os_str(),
+            "--grid".as_ref(),
+            "4".as_ref(),
+            "--block".as_ref(),
+            "64".as_ref(),
+            "--groups".as_ref(),
+            "all".as_ref(),
+            "--max-inlined".as_ref(),
+            budget.as_ref(),
+        ])
+    };
+    refused(&idg("500000"), "raise it with --max-inlined N");
+    refused(&idg("1000000"), "(nesting too deep or too wide)");
+}
+
+#[cfg(unix)]
+#[test]
+fn dev_zero_and_garbage_inputs_are_refused_with_the_cause() {
+    let out = ptx2idg(["check", "/dev/zero"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("the input limit"),
+        "{}",
+        text(&out.stderr)
+    );
+    // A suite whose manifest is /dev/zero, and one whose PTX is random bytes.
+    let real = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../ptx_samples/rodinia");
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pathological");
+    for (name, file, target) in [
+        ("suite_zero", "suite.toml", None),
+        (
+            "suite_garbage",
+            "gaussian.ptx",
+            Some(write("garbage.ptx", "\u{1}\u{7f}%%{{[[;;\n")),
+        ),
+    ] {
+        let suite = dir.join(name);
+        let _ = std::fs::remove_dir_all(&suite);
+        std::fs::create_dir_all(&suite).unwrap();
+        for e in std::fs::read_dir(&real).unwrap().flatten() {
+            let to = suite.join(e.file_name());
+            if e.file_name() == file {
+                let from = target.clone().unwrap_or_else(|| PathBuf::from("/dev/zero"));
+                std::os::unix::fs::symlink(from, &to).unwrap();
+            } else {
+                std::os::unix::fs::symlink(e.path(), &to).unwrap();
+            }
+        }
+        let out = ptx2idg([
+            "eval".as_ref(),
+            suite.as_os_str(),
+            "--gpu".as_ref(),
+            "h100".as_ref(),
+            "--kernel".as_ref(),
+            "gaussian_fan2".as_ref(),
+        ]);
+        let err = text(&out.stderr);
+        assert!(!out.status.success(), "{name}: {err}");
+        assert!(err.contains(file), "{name}: the error names {file}: {err}");
+    }
+}
+
+#[test]
+fn a_large_trips_table_is_streamed_and_its_foreign_rows_counted() {
+    let p = write("stream.ptx", &counted_loop("s32", "0", "10"));
+    let mut csv = String::from("kernel,loop,trips\n");
+    for i in 0..50_000 {
+        csv += &format!("_Z5otheri{},$L__BB0_{},{}\n", i % 3, i % 7, i % 100);
+        if i % 10_000 == 0 {
+            csv += "k,L1,12\n";
+        }
+    }
+    let trips = write("stream.csv", &csv);
+    let out = ptx2idg([
+        "cfg".as_ref(),
+        p.as_os_str(),
+        "--kernel".as_ref(),
+        "k".as_ref(),
+        "--trips".as_ref(),
+        trips.as_os_str(),
+    ]);
+    let err = text(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("row 2: kernel `_Z5otheri0` is not in the PTX file; row ignored (and 16666 more rows naming it)"),
+        "{err}"
+    );
+    assert!(text(&out.stdout).contains("12"), "{}", text(&out.stdout));
+}
+
+/// Fuzz finding (fuzz_back patho, seed 1, input 15): two nested u32 loops of about 2^32
+/// iterations each repeat exactly, and fast-forward multiplied the counts past 2^64.
+#[test]
+fn a_run_too_long_to_represent_is_refused_not_wrapped() {
+    let text = format!(
+        "{HEAD}.visible .entry k()\n{{\n .reg .pred %p<2>;\n .reg .u32 %r<3>;\n mov.u32 %r0, 1;\nL0:\n \
+         mov.u32 %r1, 1;\nL1:\n add.u32 %r1, %r1, 1;\n setp.lt.u32 %p1, %r1, 9223372036854775807;\n \
+         @%p1 bra L1;\n add.u32 %r0, %r0, 1;\n setp.lt.u32 %p1, %r0, 9223372036854775807;\n \
+         @%p1 bra L0;\n ret;\n}}\n"
+    );
+    let p = write("too_long.ptx", &text);
+    refused(
+        &ptx2idg([
+            "simulate".as_ref(),
+            p.as_os_str(),
+            "--gpu".as_ref(),
+            "h100".as_ref(),
+        ]),
+        "its time and counts cannot be represented",
+    );
+}
+
+/// Fuzz findings (fuzz_back idg and gpu): an IDG JSON whose launch dimensions overflow their
+/// products, and a run asking for millions of resident warps, are refused with the cause.
+#[test]
+fn hostile_launch_dimensions_and_residency_are_refused() {
+    let p = write("dims.ptx", &counted_loop("s32", "0", "10"));
+    let out = ptx2idg([
+        p.as_os_str(),
+        "--grid".as_ref(),
+        "4".as_ref(),
+        "--block".as_ref(),
+        "64".as_ref(),
+        "--format".as_ref(),
+        "json".as_ref(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let json = text(&out.stdout);
+    let at = json.find("\"block\"").expect("block in the JSON");
+    let end = at + json[at..].find(']').expect("block list") + 1;
+    let hostile = format!(
+        "{}\"block\": [4294967295, 4294967295, 1]{}",
+        &json[..at],
+        &json[end..]
+    );
+    let j = write("dims.idg.json", &hostile);
+    refused(
+        &ptx2idg([
+            "simulate".as_ref(),
+            j.as_os_str(),
+            "--gpu".as_ref(),
+            "h100".as_ref(),
+        ]),
+        "a block holds 1..=65536 threads",
+    );
+    // fuzz_back idg, seed 44: a walked group far outside the grid overflowed its warp ids.
+    let at = json
+        .find("\"groups_built\"")
+        .expect("groups_built in the JSON");
+    let end = at + json[at..].find(']').expect("groups list") + 1;
+    let hostile = format!(
+        "{}\"groups_built\": [18446744073709551615]{}",
+        &json[..at],
+        &json[end..]
+    );
+    let j = write("groups.idg.json", &hostile);
+    refused(
+        &ptx2idg([
+            "simulate".as_ref(),
+            j.as_os_str(),
+            "--gpu".as_ref(),
+            "h100".as_ref(),
+        ]),
+        "every walked group is in the grid",
+    );
+    refused(
+        &ptx2idg([
+            "simulate".as_ref(),
+            p.as_os_str(),
+            "--gpu".as_ref(),
+            "h100".as_ref(),
+            "--grid".as_ref(),
+            "1000000000".as_ref(),
+            "--block".as_ref(),
+            "64".as_ref(),
+            "--blocks-per-sm".as_ref(),
+            "100000000".as_ref(),
+        ]),
+        "resident warps exceed the 4096 a simulated core holds",
+    );
+}
+
+/// Fuzz finding (fuzz_back suite): a manifest whose grid overflows its product.
+#[test]
+fn a_suite_manifest_with_overflowing_dimensions_is_refused() {
+    let real = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../ptx_samples/rodinia");
+    let suite = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pathological/suite_dims");
+    let _ = std::fs::remove_dir_all(&suite);
+    std::fs::create_dir_all(&suite).unwrap();
+    for e in std::fs::read_dir(&real).unwrap().flatten() {
+        let to = suite.join(e.file_name());
+        if e.file_name() == "suite.toml" {
+            let t = std::fs::read_to_string(e.path()).unwrap();
+            let t = t.replacen(
+                "grid = [512, 512, 1]",
+                "grid = [4294967295, 4294967295, 4294967295]",
+                1,
+            );
+            std::fs::write(&to, t).unwrap();
+        } else {
+            #[cfg(unix)]
+            std::os::unix::fs::symlink(e.path(), &to).unwrap();
+        }
+    }
+    let out = ptx2idg([
+        "eval".as_ref(),
+        suite.as_os_str(),
+        "--gpu".as_ref(),
+        "h100".as_ref(),
+        "--kernel".as_ref(),
+        "gaussian_fan2".as_ref(),
+    ]);
+    refused(&out, "grid_blocks");
+}

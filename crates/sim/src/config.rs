@@ -161,6 +161,14 @@ impl ExecConfig {
         if self.sm_count == 0 {
             return Err(SimError::Config("SM count must be at least 1".into()));
         }
+        // The engine holds a slot per resident warp (fuzz finding: a hostile GPU profile
+        // asked for 10^10 of them).
+        if self.occupancy_warps() > MAX_RESIDENT_WARPS {
+            return Err(SimError::Config(format!(
+                "{} resident warps exceed the {MAX_RESIDENT_WARPS} a simulated core holds",
+                self.occupancy_warps()
+            )));
+        }
         Ok(())
     }
 }
@@ -198,10 +206,27 @@ pub struct SimOptions {
     /// software-pipeline loops. Off: latches are soft like forward branches.
     #[serde(default = "yes")]
     pub latch_blocks: bool,
+    /// The simulated-instruction budget: a run that issues more instructions one by one
+    /// (fast-forwarded repeats do not count) stops with [`SimError::Budget`] instead of
+    /// running for hours. [`DEFAULT_MAX_SIMULATED`] unless raised.
+    #[serde(default = "default_max_simulated")]
+    pub max_simulated: u64,
 }
+
+/// Most warps resident on the simulated core at once (real GPUs hold at most 64).
+pub const MAX_RESIDENT_WARPS: u64 = 4096;
+
+/// The default simulated-instruction budget: 2^26 instructions, about 15 s of simulation.
+/// The bundled kernels simulate at most about 5.1 * 10^6 per run at their measured launches
+/// (SHOC dgemm; `docs/simulator.md`, "Limits").
+pub const DEFAULT_MAX_SIMULATED: u64 = 1 << 26;
 
 fn yes() -> bool {
     true
+}
+
+fn default_max_simulated() -> u64 {
+    DEFAULT_MAX_SIMULATED
 }
 
 impl Default for SimOptions {
@@ -216,6 +241,7 @@ impl Default for SimOptions {
             posted_stores: true,
             fast_forward: true,
             latch_blocks: true,
+            max_simulated: DEFAULT_MAX_SIMULATED,
         }
     }
 }

@@ -8,7 +8,7 @@
 use idg::{BarrierKind, Idg, Item, KernelIdgs, NodeId, ResourceKind};
 use serde::{Deserialize, Serialize};
 
-use crate::SimError;
+use crate::{Hardware, SimError};
 
 /// Timing of one template node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -194,6 +194,43 @@ fn mark_loop_heads(items: &[Item], heads: &mut [bool]) {
 }
 
 /// Checks that `costs` has one table per class with one entry per node, subsystems in range.
+/// Largest λ, Λ, issue interval or dispatch time the simulator takes, in ticks: 2^32 ticks,
+/// about 537,000 cycles at `gpu::TICKS_PER_CYCLE`, far above any measured latency. With the
+/// simulated-instruction budget and fast-forward's bound this keeps every time of a run
+/// below 2^63 ticks, so no sum of times can overflow.
+pub const MAX_COST_TICKS: u64 = 1 << 32;
+
+/// Most scheduler partitions a core may have.
+pub const MAX_PARTITIONS: u32 = 64;
+
+/// Refuses hardware whose times or partition count the simulator cannot take.
+pub fn check_hardware(hw: &Hardware) -> Result<(), SimError> {
+    for (what, v) in [
+        ("issue interval", hw.issue_interval),
+        ("dispatch latency", hw.dispatch_latency),
+        ("dispatch interval", hw.dispatch_interval),
+    ] {
+        if v > MAX_COST_TICKS {
+            return Err(SimError::Config(format!(
+                "the {what} of {v} ticks is beyond the simulator's range of {MAX_COST_TICKS} ticks"
+            )));
+        }
+    }
+    if hw.partitions == 0 || hw.partitions > MAX_PARTITIONS {
+        return Err(SimError::Config(format!(
+            "{} scheduler partitions (the simulator takes 1..={MAX_PARTITIONS})",
+            hw.partitions
+        )));
+    }
+    if hw.ticks_per_cycle == 0 || hw.ticks_per_cycle > MAX_COST_TICKS {
+        return Err(SimError::Config(format!(
+            "{} ticks per cycle (the simulator takes 1..={MAX_COST_TICKS})",
+            hw.ticks_per_cycle
+        )));
+    }
+    Ok(())
+}
+
 pub fn check_costs(
     kernel: &KernelIdgs,
     costs: &[ClassCosts],
@@ -212,6 +249,17 @@ pub fn check_costs(
                 "class {i}: {} timings for {} nodes",
                 table.len(),
                 class.idg.nodes.len()
+            )));
+        }
+        if let Some((n, c)) = table
+            .iter()
+            .enumerate()
+            .find(|(_, c)| c.lambda.max(c.latency) > MAX_COST_TICKS)
+        {
+            return Err(SimError::Config(format!(
+                "class {i} node {n}: λ {} / Λ {} ticks is beyond the simulator's range of \
+                 {MAX_COST_TICKS} ticks (extreme profiler metrics?)",
+                c.lambda, c.latency
             )));
         }
         if let Some((n, c)) = table

@@ -214,6 +214,7 @@ pub(crate) fn prepare_all(
         )));
     }
     crate::cost::check_costs(kernel, costs, hw.subsystems.len())?;
+    crate::cost::check_hardware(hw)?;
     if kernel.warps_per_group != exec.warps_per_group {
         return Err(SimError::Config(format!(
             "the IDGs have {} warps per group, the configuration {}",
@@ -291,6 +292,8 @@ pub(crate) struct Engine<'a> {
     ff: Option<FastForward>,
     /// A checkpoint is wanted at the end of this instant (see [`steady`]).
     checkpoint_due: bool,
+    /// Set when a repeating run would carry its time or a counter past `steady::BOUND`.
+    too_long: bool,
     /// Local group index from which every group runs the same warp classes.
     uniform_from: u64,
     /// The oldest warp still fetching: its loop iterations pace the checkpoints.
@@ -392,6 +395,7 @@ impl<'a> Engine<'a> {
             records: Vec::new(),
             ff: (opts.fast_forward && !opts.record).then(FastForward::default),
             checkpoint_due: false,
+            too_long: false,
             pacer: 0,
             due: Vec::new(),
             // Groups not walked reuse the classes of the first walked one.
@@ -424,11 +428,20 @@ impl<'a> Engine<'a> {
                 next = next.min(t);
             }
             next = next.min(self.next_timer());
+            let skipped = self.ff.as_ref().map_or(0, |ff| ff.skipped_instructions);
+            if self.counters.instructions - skipped > self.opts.max_simulated {
+                return Err(SimError::Budget {
+                    limit: self.opts.max_simulated,
+                });
+            }
             // Checkpoints only between instants, so that nothing set after one shares its time.
             if self.checkpoint_due && next != UNKNOWN && next > self.now {
                 self.checkpoint_due = false;
                 if self.checkpoint() {
                     next = self.next_instant();
+                }
+                if self.too_long {
+                    return Err(SimError::TooLong);
                 }
             }
             if next == UNKNOWN {
@@ -923,12 +936,16 @@ impl<'a> Engine<'a> {
             let hi = b.min(w.last_issue + before_ready);
             hi.saturating_sub(lo)
         });
+        // Warp-ticks summed over every warp may pass 2^64 in a run near the representable
+        // time (fast-forward's bound); the breakdown saturates there rather than wrap.
         let c = &mut self.counters;
-        c.stall_barrier += at_barrier;
-        c.stall_dependence += before_ready - at_barrier;
-        c.stall_subsystem += busy;
-        c.stall_issue_limit += valve;
-        c.stall_not_selected += after_ready - busy - valve;
+        c.stall_barrier = c.stall_barrier.saturating_add(at_barrier);
+        c.stall_dependence = c.stall_dependence.saturating_add(before_ready - at_barrier);
+        c.stall_subsystem = c.stall_subsystem.saturating_add(busy);
+        c.stall_issue_limit = c.stall_issue_limit.saturating_add(valve);
+        c.stall_not_selected = c
+            .stall_not_selected
+            .saturating_add(after_ready - busy - valve);
         c.instructions += 1;
 
         let s = &mut w.ring[(seq & mask) as usize];

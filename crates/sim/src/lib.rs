@@ -22,7 +22,7 @@ pub mod sweep;
 pub mod synth;
 pub mod trace;
 
-pub use config::{ExecConfig, Hardware, IssueOrder, Scheduler, SimOptions};
+pub use config::{ExecConfig, Hardware, IssueOrder, Scheduler, SimOptions, DEFAULT_MAX_SIMULATED};
 pub use cost::{check_costs, ClassCosts, NodeCost, OccupancyCost};
 pub use gpu_input::{
     costs_from_timing, exec_for_occupancy, hardware_from_profile, scheduler_from_profile,
@@ -47,6 +47,19 @@ pub enum SimError {
         groups_done: u64,
         groups: u64,
     },
+    #[error(
+        "the simulation issued more than {limit} instructions one by one (repeats of a steady \
+         state that fast-forward skipped do not count), the simulated-instruction budget; \
+         raise it with --max-simulated N, or simulate fewer groups (a smaller --grid, or eval \
+         --extrapolate)"
+    )]
+    Budget { limit: u64 },
+    #[error(
+        "the simulated run is longer than 2^62 ticks (about 5.8 * 10^14 cycles) or counts more \
+         than 2^62 instructions: its time and counts cannot be represented; lower the trip \
+         counts (--trips) or the grid"
+    )]
+    TooLong,
     #[error("the run has {issues} issues, more than the {limit} a drawing can show")]
     TooLargeToDraw { issues: usize, limit: usize },
     #[error("GPU profile: {0}")]
@@ -75,6 +88,7 @@ pub fn simulate_with_records(
     let tables = engine::prepare_all(kernel, costs, hw, exec, opts)?;
     let n_parts = tables.n_parts;
     let out = engine::Engine::new(kernel, &tables, hw, *exec, *opts).run()?;
+
     let tpc = hw.ticks_per_cycle.max(1);
     let cycles = out.ticks as f64 / tpc as f64;
     let per_cycle = |x: u64| {

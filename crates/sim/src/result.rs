@@ -38,6 +38,11 @@ impl Counters {
         ]
     }
 
+    /// Every field's value.
+    pub fn values(mut self) -> [u64; 7] {
+        self.fields().map(|f| *f)
+    }
+
     /// `self - earlier`, field by field (counters only grow).
     pub fn since(mut self, mut earlier: Counters) -> Counters {
         for (a, b) in self.fields().into_iter().zip(earlier.fields()) {

@@ -63,6 +63,7 @@ proptest! {
             posted_stores: in_order,
             fast_forward: true,
             latch_blocks: true,
+            max_simulated: sim::DEFAULT_MAX_SIMULATED,
         };
         let (r, recs) = simulate_with_records(&k.kernel, &costs, &hw, &k.exec(concurrent), &opts).unwrap();
         let per_warp = k.kernel.classes[0].idg.instruction_count();

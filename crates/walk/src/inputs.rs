@@ -79,6 +79,28 @@ pub fn evidence(launch: &profile::Launch, file: &str) -> Option<ir::ProfileEvide
     })
 }
 
+/// Whether a kernel name printed in a trips table or profiler file may denote `entry`
+/// (mangled): what [`load`] keeps.
+fn may_name(entry: &str, printed: &str) -> bool {
+    ir::names::names_kernel(entry, printed) || profile::matches(printed, entry)
+}
+
+/// Reads the trips tables and profiler files at `paths` for kernel `entry` (mangled),
+/// streaming each and keeping only the rows and launches that may be `entry`'s, then
+/// [`trip_data`]: memory grows with what is kept, not with the files.
+pub fn load(
+    paths: &[std::path::PathBuf],
+    entry: &str,
+    kernels: Option<&[&str]>,
+    inv: Invocation,
+) -> Result<TripData, InputsError> {
+    let files = paths
+        .iter()
+        .map(|p| profile::load_filtered(p, &mut |name| may_name(entry, name)))
+        .collect::<Result<Vec<_>, _>>()?;
+    trip_data(files, entry, kernels, inv)
+}
+
 /// Reads parsed trips inputs for kernel `entry` (mangled). With `kernels` (the module's
 /// kernels, mangled), a trips-table row naming none of them is a warning in
 /// [`TripData::notes`] (a table may cover several PTX files, so it is not an error; but it is
@@ -89,24 +111,45 @@ pub fn trip_data(
     kernels: Option<&[&str]>,
     inv: Invocation,
 ) -> Result<TripData, InputsError> {
-    let names_row = |k: &str, row: &profile::TripRow| {
-        ir::names::names_kernel(k, &row.kernel) || profile::matches(&row.kernel, k)
+    let names_row = |k: &str, row: &profile::TripRow| may_name(k, &row.kernel);
+    let listing = |ks: &[&str]| -> String {
+        ks.iter()
+            .map(|k| ir::names::display_name(k))
+            .collect::<Vec<_>>()
+            .join(", ")
     };
     let mut data = TripData::default();
     let mut profiler_files = Vec::new();
     for p in files {
         if p.format == Format::TripsTable {
+            // Rows a filtered read skipped: warned about as the rows below are.
+            if let Some(ks) = kernels {
+                for sk in &p.skipped {
+                    if ks.iter().any(|k| may_name(k, &sk.kernel)) {
+                        continue;
+                    }
+                    let more = match sk.rows {
+                        1 => String::new(),
+                        n => format!(" (and {} more rows naming it)", n - 1),
+                    };
+                    data.notes.push(format!(
+                        "warning: {}: row {}: kernel `{}` is not in the PTX file; row ignored{more} (kernels: {})",
+                        p.origin,
+                        sk.first_row,
+                        sk.kernel,
+                        listing(ks)
+                    ));
+                }
+            }
             for row in &p.trips {
                 if !names_row(entry, row) {
                     if let Some(ks) = kernels.filter(|ks| !ks.iter().any(|k| names_row(k, row))) {
-                        let listing: Vec<String> =
-                            ks.iter().map(|k| ir::names::display_name(k)).collect();
                         data.notes.push(format!(
                             "warning: {}: row {}: kernel `{}` is not in the PTX file; row ignored (kernels: {})",
                             p.origin,
                             row.row,
                             row.kernel,
-                            listing.join(", ")
+                            listing(ks)
                         ));
                     }
                     continue;

@@ -87,7 +87,14 @@ pub struct Options {
     pub groups: Groups,
     /// Inlining budget of the front end: statements of the kernel after inlining its calls.
     pub max_inlined: usize,
+    /// The IDG-size budget: template nodes of all warp classes of the launch together (and
+    /// of the warp being walked). [`DEFAULT_MAX_IDG_NODES`] unless raised.
+    pub max_idg_nodes: u64,
 }
+
+/// The default IDG-size budget: 2^22 template nodes. The bundled kernels build at most
+/// about 2,700 at their evaluated launches (Rodinia lud_perimeter; `docs/trips.md`, "Limits").
+pub const DEFAULT_MAX_IDG_NODES: u64 = 1 << 22;
 
 impl Default for Options {
     fn default() -> Self {
@@ -97,6 +104,7 @@ impl Default for Options {
             control_deps: true,
             groups: Groups::default(),
             max_inlined: ir::DEFAULT_INLINE_BUDGET,
+            max_idg_nodes: DEFAULT_MAX_IDG_NODES,
         }
     }
 }
@@ -120,6 +128,8 @@ pub enum WalkError {
     NoProgress { kernel: String, block: String },
     #[error("internal IDG invariant broken: {0}")]
     Idg(idg::IdgError),
+    #[error("kernel {kernel}: the IDGs of the launch grow past {limit} template nodes, the IDG-size budget; raise it with --max-idg-nodes N, or walk fewer groups (--groups middle, or a count N)")]
+    IdgBudget { kernel: String, limit: u64 },
     #[error("the launch has {groups} work groups; walking all of them is capped at {limit} (use --groups N)")]
     TooManyGroups { groups: u64, limit: u64 },
 }
@@ -153,6 +163,8 @@ pub fn build(
     let mut by_hash: HashMap<u64, Vec<usize>> = HashMap::new();
     let mut unknown = Vec::new();
     let mut divergent: Vec<u64> = Vec::new();
+    // Template nodes of the classes kept so far, against `opts.max_idg_nodes`.
+    let mut kept = 0u64;
     for &g in &groups {
         let ctaid = launch.ctaid_of(g);
         // The next group (the previous one for the last) says which loads every group shares.
@@ -179,12 +191,14 @@ pub fn build(
                         policy,
                         warp,
                         warp::Peers::default(),
+                        opts.max_idg_nodes.saturating_sub(kept),
                     );
                     Some(walk.run()?.loads)
                 }
                 None => None,
             };
             let warp = WarpState::new(kernel, launch, ctaid, w);
+            let budget = opts.max_idg_nodes.saturating_sub(kept);
             let out = warp::WarpWalk::new(
                 kernel,
                 an,
@@ -196,6 +210,7 @@ pub fn build(
                     neighbour: trace.as_ref(),
                     siblings: &siblings,
                 },
+                budget,
             )
             .run()?;
             siblings.push(out.loads);
@@ -207,6 +222,7 @@ pub fn build(
             match slot.iter().find(|&&c| classes[c].idg == idg) {
                 Some(&c) => classes[c].warps.push(global),
                 None => {
+                    kept += idg.nodes.len() as u64;
                     slot.push(classes.len());
                     divergent.push(out.divergent_branches);
                     classes.push(WarpClass {

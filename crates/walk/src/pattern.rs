@@ -26,6 +26,12 @@ pub fn analyse(
     if lanes.iter().any(|(_, a)| a.base != first.base) {
         return None;
     }
+    // No address space is wider than 2^57 bytes; offsets beyond ±2^56 come from extreme
+    // constants, and the arithmetic below (strides times lane distances) stays exact only
+    // within that range (fuzz finding: it overflowed).
+    if lanes.iter().any(|(_, a)| a.offset.unsigned_abs() > 1 << 56) {
+        return None;
+    }
     let bytes = i64::from(bytes.max(1));
     let stride = match lanes.as_slice() {
         [(i0, a0), (i1, a1), ..] => {

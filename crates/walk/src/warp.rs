@@ -100,6 +100,8 @@ pub(crate) struct WarpWalk<'a, 'l> {
     visit_limit: usize,
     /// What is left of `STEPPED_ITERATIONS`.
     stepped_left: u64,
+    /// Template nodes this walk may build (what the IDG-size budget leaves).
+    node_budget: u64,
     /// Unknown conditions met on this warp's path (for `--explain`).
     pub(crate) unknown_branches: Vec<u32>,
     /// Dynamic executions of this warp's branches whose lanes split (both sides run), the
@@ -137,6 +139,7 @@ enum End {
 }
 
 impl<'a, 'l> WarpWalk<'a, 'l> {
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         kernel: &'a Kernel,
         an: &'a Analysis,
@@ -145,6 +148,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
         policy: UnknownBranch,
         warp: WarpState<'l>,
         peers: Peers<'a>,
+        node_budget: u64,
     ) -> Self {
         let mut b = IdgBuilder::new();
         let control = b.resource(ResourceKind::Control, "control");
@@ -165,6 +169,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             visits: 0,
             visit_limit: VISIT_FACTOR * (kernel.blocks.len() + 8),
             stepped_left: STEPPED_ITERATIONS,
+            node_budget,
             unknown_branches: Vec::new(),
             divergent: 0,
             runs: 1,
@@ -219,6 +224,13 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             first = false;
             for &i in &self.kernel.block(b).insts {
                 self.emit(self.kernel.inst(i), mask);
+            }
+            // Checked per block: a block adds at most its own instructions past the budget.
+            if self.b.node_count() as u64 > self.node_budget {
+                return Err(WalkError::IdgBudget {
+                    kernel: self.kernel.name.clone(),
+                    limit: self.opts.max_idg_nodes,
+                });
             }
             let term = self.kernel.block(b).term.clone();
             match term {

@@ -133,13 +133,8 @@ impl TripsArgs {
     }
 
     fn load_inner(&self, entry: &str, kernels: Option<&[&str]>) -> Result<TripData, String> {
-        let files = self
-            .trips
-            .iter()
-            .map(|path| profile::load(path))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| e.to_string())?;
-        walk::trip_data(files, entry, kernels, self.invocation()).map_err(|e| e.to_string())
+        walk::inputs::load(&self.trips, entry, kernels, self.invocation())
+            .map_err(|e| e.to_string())
     }
 }
 

@@ -36,7 +36,7 @@ pub struct CfgArgs {
 
 pub fn run(args: &CfgArgs) -> ExitCode {
     let file = args.file.display().to_string();
-    let src = match std::fs::read_to_string(&args.file) {
+    let src = match ptx::read_source(&args.file) {
         Ok(s) => s,
         Err(e) => return diag::fail(&file, e),
     };
@@ -47,7 +47,11 @@ pub fn run(args: &CfgArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let names: Vec<&str> = module.kernels().map(|f| f.name.as_str()).collect();
+    // The text and the syntax tree are dropped as soon as they are used: on a huge kernel
+    // each is as large as the lowered kernel.
+    drop(src);
+    let owned: Vec<String> = module.kernels().map(|f| f.name.clone()).collect();
+    let names: Vec<&str> = owned.iter().map(String::as_str).collect();
     let name = match ir::names::select_kernel(&names, args.kernel.as_deref()) {
         Ok(n) => n.to_string(),
         Err(e) => return diag::fail(&file, e),
@@ -56,6 +60,7 @@ pub fn run(args: &CfgArgs) -> ExitCode {
         Ok(k) => k,
         Err(e) => return diag::fail(&file, e),
     };
+    drop(module);
     let an = match ir::analyze(&kernel) {
         Ok(a) => a,
         Err(e) => return diag::fail(&file, e),

@@ -121,7 +121,7 @@ pub fn run(args: &CheckArgs) -> ExitCode {
     let mut out = std::io::stdout().lock();
     for path in &args.files {
         let name = path.display().to_string();
-        let bytes = match std::fs::read(path) {
+        let bytes = match ptx::source::read_bytes(path, ptx::MAX_SOURCE_BYTES) {
             Ok(b) => b,
             Err(e) => {
                 diag::file_error(&name, &format!("cannot read: {e}"));

@@ -22,7 +22,7 @@ pub struct Source {
 /// unambiguous substring; optional when the module has one kernel).
 pub fn load(path: &Path, query: Option<&str>) -> Result<Source, ExitCode> {
     let file = path.display().to_string();
-    let src = std::fs::read_to_string(path).map_err(|e| diag::fail(&file, e))?;
+    let src = ptx::read_source(path).map_err(|e| diag::fail(&file, e))?;
     let module = ptx::parse(&src).map_err(|e| {
         diag::parse_error(&file, &src, &e);
         ExitCode::from(1)
@@ -61,7 +61,7 @@ pub fn launch_idgs(
 ) -> Result<LaunchIdgs, ExitCode> {
     let file = path.display().to_string();
     if path.extension().is_some_and(|e| e == "json") {
-        let text = std::fs::read_to_string(path).map_err(|e| diag::fail(&file, e))?;
+        let text = ptx::read_source(path).map_err(|e| diag::fail(&file, e))?;
         let idgs = idg::KernelIdgs::from_json(&text).map_err(|e| diag::fail(&file, e))?;
         return Ok(LaunchIdgs {
             file,

@@ -52,6 +52,10 @@ pub struct WalkArgs {
     /// inlined (a deep or doubling call tree is refused past it).
     #[arg(long, value_name = "N", default_value_t = ir::DEFAULT_INLINE_BUDGET)]
     pub max_inlined: usize,
+    /// IDG-size budget: most template nodes the launch's IDGs may hold, all warp classes
+    /// together (many walked groups with distinct paths are refused past it).
+    #[arg(long, value_name = "N", default_value_t = walk::DEFAULT_MAX_IDG_NODES)]
+    pub max_idg_nodes: u64,
 }
 
 impl WalkArgs {
@@ -62,6 +66,7 @@ impl WalkArgs {
             control_deps: !self.no_control_deps,
             groups: self.groups,
             max_inlined: self.max_inlined,
+            max_idg_nodes: self.max_idg_nodes,
         }
     }
 }

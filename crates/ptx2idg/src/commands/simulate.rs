@@ -61,6 +61,10 @@ pub struct SimulateArgs {
     /// results, slower; for measuring the engine).
     #[arg(long)]
     no_fast_forward: bool,
+    /// Simulated-instruction budget: most instructions a run may issue one by one
+    /// (fast-forwarded repeats do not count); past it the run stops with an error.
+    #[arg(long, value_name = "N", default_value_t = sim::DEFAULT_MAX_SIMULATED)]
+    max_simulated: u64,
     /// Write the execution profile as a Chrome trace (Perfetto, chrome://tracing).
     #[arg(long, value_name = "FILE")]
     profile: Option<PathBuf>,
@@ -145,6 +149,7 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
     let opts = sim::SimOptions {
         record: args.profile.is_some() || args.profile_svg.is_some(),
         fast_forward: !args.no_fast_forward,
+        max_simulated: args.max_simulated,
         ..config.sim_options()
     };
     let launch = sim::Launch {

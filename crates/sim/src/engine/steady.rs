@@ -30,6 +30,10 @@ use std::collections::{HashMap, VecDeque};
 use super::{Engine, Timer, UNKNOWN};
 use crate::result::Counters;
 
+/// Largest time, counter or busy total a run may reach: far below `u64::MAX`, so that what
+/// an instant adds after a skip cannot overflow either.
+pub(super) const BOUND: u64 = 1 << 62;
+
 /// Checkpoints kept for comparison, and the words their keys may hold in all.
 const KEPT: usize = 256;
 const KEPT_WORDS: usize = 1 << 21;
@@ -188,10 +192,19 @@ impl Engine<'_> {
         let words = key.len() as u64;
         let busy = self.busy_now();
         let old = self.ff.as_ref().and_then(|ff| ff.lookup(hash, &key));
+        let mut too_long = false;
         let skip = old.and_then(|old| {
             let m = self.repeats(old, &progress)?;
+            let m = m.min(self.representable(old, &busy));
+            if m == 0 {
+                // Even one more period would carry a total past `BOUND`: the whole run
+                // cannot be represented (and simulating it one by one would never end).
+                too_long = true;
+                return None;
+            }
             self.skip(old, &progress, &affine, &busy, m)
         });
+        self.too_long |= too_long;
         let next_at = self.counters.instructions + (words / 8).max(64);
         let Some(ff) = self.ff.as_mut() else {
             return false;
@@ -220,6 +233,22 @@ impl Engine<'_> {
                 false
             }
         }
+    }
+
+    /// Most periods like the one since `old` that keep the time, every counter and every
+    /// busy total at or below [`BOUND`].
+    fn representable(&self, old: &Checkpoint, busy: &[u64]) -> u64 {
+        let now = self.counters.values();
+        let then = old.counters.values();
+        let pairs = [(self.now, old.now)]
+            .into_iter()
+            .chain(now.into_iter().zip(then))
+            .chain(busy.iter().copied().zip(old.busy.iter().copied()));
+        pairs
+            .filter(|(b, a)| b > a)
+            .map(|(b, a)| BOUND.saturating_sub(b) / (b - a))
+            .min()
+            .unwrap_or(u64::MAX)
     }
 
     fn busy_now(&self) -> Vec<u64> {
