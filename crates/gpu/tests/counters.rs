@@ -2,6 +2,8 @@
 //! classes weighted by their warps, the walk's divergent branches), the SASS factors, and the
 //! comparison with a hand-written profile (residual, relative error, the 25 % flag).
 
+mod common;
+
 use gpu::counters::{compare, explain, kernel_counts, Counter};
 use gpu::SassExpansion;
 
@@ -22,20 +24,7 @@ $L_loop:\n\
 $L_skip:\n\tret;\n}\n";
 
 fn built() -> walk::Built {
-    let module = ptx::parse(PTX).unwrap();
-    walk::front_end(
-        &module,
-        "k",
-        &ir::Launch {
-            grid: [1, 1, 1],
-            block: [64, 1, 1],
-            params: vec![],
-        },
-        &ir::TripInputs::default(),
-        &walk::Options::default(),
-    )
-    .unwrap()
-    .built
+    common::front_end(PTX, "k", [1, 1, 1], [64, 1, 1])
 }
 
 fn launch(metrics: &[(&str, f64)]) -> profile::Launch {
@@ -175,20 +164,7 @@ const WMMA: &str = ".version 8.0\n.target sm_90\n.address_size 64\n\
 
 #[test]
 fn a_wmma_fragment_counts_the_requests_ptxas_makes_of_it() {
-    let module = ptx::parse(WMMA).unwrap();
-    let b = walk::front_end(
-        &module,
-        "w",
-        &ir::Launch {
-            grid: [1, 1, 1],
-            block: [32, 1, 1],
-            params: vec![],
-        },
-        &ir::TripInputs::default(),
-        &walk::Options::default(),
-    )
-    .unwrap()
-    .built;
+    let b = common::front_end(WMMA, "w", [1, 1, 1], [32, 1, 1]);
     // ptxas: 12 LDG (4 per wmma.load), 4 STG.E.64, 2 HMMA: the 8 PTX instructions count 21.
     let l = launch(&[
         ("sm__warps_launched.sum", 1.0),

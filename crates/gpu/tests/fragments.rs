@@ -2,6 +2,8 @@
 //! four `LDG.E` on sm_90, so its node costs four pipelined coalesced 4-byte requests; a
 //! `wmma.mma` m16n16k16 is two `HMMA.16816`, two `tensor.mma`.
 
+mod common;
+
 use gpu::{Cycles, GpuProfile, InstClass};
 
 const PTX: &str = ".version 8.0\n.target sm_90\n.address_size 64\n\
@@ -19,20 +21,7 @@ const PTX: &str = ".version 8.0\n.target sm_90\n.address_size 64\n\
 
 #[test]
 fn a_wmma_load_a_global_node_costs_four_requests() {
-    let module = ptx::parse(PTX).unwrap();
-    let b = walk::front_end(
-        &module,
-        "k",
-        &ir::Launch {
-            grid: [1, 1, 1],
-            block: [32, 1, 1],
-            params: vec![],
-        },
-        &ir::TripInputs::default(),
-        &walk::Options::default(),
-    )
-    .unwrap()
-    .built;
+    let b = common::front_end(PTX, "k", [1, 1, 1], [32, 1, 1]);
     let gpu = GpuProfile::bundled("hopper-h100").unwrap();
     let (timings, _) = gpu::map_kernel(&b.idgs, &gpu, None);
     let idg = &b.idgs.classes[0].idg;

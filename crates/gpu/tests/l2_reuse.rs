@@ -4,6 +4,8 @@
 //! times the shared loads at L2 and gives the re-reads an L2 timing up to the occupancy at
 //! which every SM's resident warps' data still fits in L2.
 
+mod common;
+
 use gpu::{map_kernel, GMetrics, GpuProfile, MapSource, MemLevel};
 use idg::Reuse;
 
@@ -28,21 +30,7 @@ $L_b:\n\tmul.wide.u32 %rd11, %r4, 128;\n\tadd.s64 %rd12, %rd7, %rd11;\n\
 \tadd.s32 %r4, %r4, 1;\n\tsetp.lt.u32 %p2, %r4, 8;\n\t@%p2 bra $L_b;\n\tret;\n}\n";
 
 fn build() -> idg::KernelIdgs {
-    let module = ptx::parse(ROWS).unwrap();
-    walk::front_end(
-        &module,
-        "rows",
-        &ir::Launch {
-            grid: [1024, 1, 1],
-            block: [32, 1, 1],
-            params: vec![],
-        },
-        &ir::TripInputs::default(),
-        &walk::Options::default(),
-    )
-    .unwrap()
-    .built
-    .idgs
+    common::front_end(ROWS, "rows", [1024, 1, 1], [32, 1, 1]).idgs
 }
 
 /// (PTX line, reuse) of every global load the warp issues, in order.
@@ -160,21 +148,7 @@ const REPLICATED: &str = ".version 8.0\n.target sm_90\n.address_size 64\n\
 
 #[test]
 fn a_warp_repeating_an_earlier_warps_load_reads_l1() {
-    let module = ptx::parse(REPLICATED).unwrap();
-    let idgs = walk::front_end(
-        &module,
-        "rep",
-        &ir::Launch {
-            grid: [64, 1, 1],
-            block: [64, 1, 1],
-            params: vec![],
-        },
-        &ir::TripInputs::default(),
-        &walk::Options::default(),
-    )
-    .unwrap()
-    .built
-    .idgs;
+    let idgs = common::front_end(REPLICATED, "rep", [64, 1, 1], [64, 1, 1]).idgs;
     // Warp 0 loads first; warp 1 loads the same sectors after it.
     assert_eq!(idgs.classes.len(), 2);
     let reuse = |c: usize| {
