@@ -1,7 +1,8 @@
 //! Invariants of the simulation on random kernels: no subsystem accepts instructions faster
 //! than 1/λ, no cycle holds more than IL issues, every instruction issues after its
-//! predecessors complete, more concurrent warps never slow a fixed amount of work in the
-//! dataflow model without barriers; and barrier semantics.
+//! predecessors complete, more concurrent warps slow a fixed amount of work in the dataflow
+//! model without barriers by no more than a greedy schedule's anomaly allows; and barrier
+//! semantics.
 
 use idg::BarrierKind;
 use proptest::prelude::*;
@@ -132,14 +133,16 @@ proptest! {
     }
 
     #[test]
-    fn concurrency_never_slower_than_one_at_a_time(
+    fn concurrency_slows_no_more_than_a_greedy_anomaly(
         body in body_strategy(2),
         table in costs_strategy(2),
         groups in 2u32..10,
         sched in 0usize..3,
     ) {
-        // Dataflow, no barriers: any number of resident warps finishes a fixed amount of work
-        // no later than running the groups one after the other.
+        // Dataflow, no barriers: running the groups one after the other is one schedule of the
+        // same work, so the best concurrent schedule is no slower; the engine's greedy one can
+        // be (a list-scheduling anomaly, `greedy_issue_admits_a_concurrency_anomaly`), but
+        // within Graham's bound for greedy list schedules on m = 2 pipelines, 2 - 1/m.
         let k = synth::build(&body, 1, groups);
         let hw = synth::hardware(2, None, 1);
         let costs = synth::costs_for(&k, &table, &hw);
@@ -147,9 +150,42 @@ proptest! {
         let serial = simulate(&k.kernel, &costs, &hw, &k.exec(1), &opts).unwrap().ticks;
         for c in 2..=groups {
             let r = simulate(&k.kernel, &costs, &hw, &k.exec(c), &opts).unwrap();
-            prop_assert!(r.ticks <= serial, "{} concurrent: {} > {}", c, r.ticks, serial);
+            prop_assert!(2 * r.ticks <= 3 * serial, "{} concurrent: {} vs {}", c, r.ticks, serial);
         }
     }
+}
+
+#[test]
+fn greedy_issue_admits_a_concurrency_anomaly() {
+    // Found by proptest: two one-warp groups side by side finish 5 cycles after the same two
+    // run one after the other. Oldest-first issue gives the first warp's instructions the
+    // shared pipe first, which delays the second warp's chain through the long-latency pipe;
+    // greedy list schedules have such anomalies (Graham), and so does hardware issue.
+    use Piece::*;
+    let n = |s, r: &[u32], w: &[u32]| Node(SynthNode::op(s, r, w));
+    let body = [Repeat(
+        3,
+        vec![
+            n(0, &[0], &[2]),
+            n(1, &[], &[3]),
+            n(1, &[], &[0]),
+            n(0, &[2], &[5]),
+            n(1, &[5], &[1]),
+        ],
+    )];
+    let k = synth::build(&body, 1, 2);
+    let hw = synth::hardware(2, None, 1);
+    let costs = synth::costs_for(&k, &[(0.625, 4.375), (1.875, 1.875)], &hw);
+    let opts = SimOptions {
+        scheduler: Scheduler::ALL[2],
+        ..SimOptions::default()
+    };
+    let t = |c| {
+        simulate(&k.kernel, &costs, &hw, &k.exec(c), &opts)
+            .unwrap()
+            .ticks
+    };
+    assert!(t(2) > t(1), "{} <= {}", t(2), t(1));
 }
 
 #[test]
