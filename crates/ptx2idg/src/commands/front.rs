@@ -1,8 +1,8 @@
 //! The CLI side of the front end: reads the PTX file and the `--trips` inputs, selects the
 //! kernel, runs `walk::front_end`, and renders every failure through `diag`. Commands that
 //! start from PTX (`ptx2idg FILE`, `simulate`, `models`, `map`) share it; `simulate` and
-//! `models` also take IDG JSON through [`launch_idgs`] and read mapper g's counters through
-//! [`counters`].
+//! `models` also take IDG JSON through [`launch_idgs`], whose `--trips` inputs are read once
+//! and give mapper g's counters ([`LaunchIdgs::counters`]) and `--explain`'s comparison.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -47,6 +47,21 @@ pub struct LaunchIdgs {
     pub static_shared: u64,
     /// The walk's divergent branches per warp class (`None` for IDG JSON).
     pub divergent: Option<Vec<u64>>,
+    /// The `--trips` inputs for the kernel, read once.
+    pub trips: TripData,
+}
+
+impl LaunchIdgs {
+    /// The profiled launch among `--trips` (the one `--invocation` picks), if any.
+    pub fn profiled(&self, trips: &TripsArgs) -> Option<&profile::Launch> {
+        self.trips.launch(&self.idgs.kernel, trips.invocation())
+    }
+
+    /// Mapper g's metrics and the launch's device-wide traffic from the profiled launch.
+    pub fn counters(&self, trips: &TripsArgs) -> Option<(gpu::GMetrics, gpu::Traffic)> {
+        self.profiled(trips)
+            .map(|l| (gpu::GMetrics::from_launch(l), gpu::Traffic::from_launch(l)))
+    }
 }
 
 /// The IDGs of the launch: read from IDG JSON (`*.json`), or built from PTX by the front end
@@ -63,11 +78,13 @@ pub fn launch_idgs(
     if path.extension().is_some_and(|e| e == "json") {
         let text = ptx::read_source(path).map_err(|e| diag::fail(&file, e))?;
         let idgs = idg::KernelIdgs::from_json(&text).map_err(|e| diag::fail(&file, e))?;
+        let trips = trips.load(&idgs.kernel).map_err(|e| diag::fail(&file, e))?;
         return Ok(LaunchIdgs {
             file,
             idgs,
             static_shared: 0,
             divergent: None,
+            trips,
         });
     }
     let source = load(path, kernel)?;
@@ -75,25 +92,14 @@ pub fn launch_idgs(
         .module
         .static_shared_bytes(&source.entry)
         .unwrap_or(0);
-    let (fe, _trip_data) = run(&source, launch, trips, walk_args, fit)?;
+    let (fe, trips) = run(&source, launch, trips, walk_args, fit)?;
     Ok(LaunchIdgs {
         file,
         idgs: fe.built.idgs,
         static_shared,
         divergent: Some(fe.built.divergent_branches),
+        trips,
     })
-}
-
-/// Mapper g's metrics and the launch's device-wide traffic from the first profiler file among
-/// `--trips` that profiled `entry`.
-pub fn counters(
-    trips: &TripsArgs,
-    entry: &str,
-) -> Result<Option<(gpu::GMetrics, gpu::Traffic)>, String> {
-    let data = trips.load(entry)?;
-    Ok(data
-        .launch(entry, trips.invocation())
-        .map(|l| (gpu::GMetrics::from_launch(l), gpu::Traffic::from_launch(l))))
 }
 
 /// Runs the front end for `source` under the launch, trip and walk options; also returns the

@@ -59,7 +59,7 @@ pub fn run(args: &ModelsArgs) -> ExitCode {
 fn run_inner(args: &ModelsArgs) -> Result<(), ExitCode> {
     let profile = args.gpu.load()?;
     let config = args.model.config(&profile);
-    let front::LaunchIdgs { file, mut idgs, .. } = front::launch_idgs(
+    let mut li = front::launch_idgs(
         &args.file,
         args.kernel.as_deref(),
         &args.launch,
@@ -67,12 +67,9 @@ fn run_inner(args: &ModelsArgs) -> Result<(), ExitCode> {
         &args.walk,
         config.fit_branches.then_some(&profile.sass_expansion),
     )?;
-    config.prepare_idgs(&mut idgs);
-    let counters = if !config.mapper_g {
-        None
-    } else {
-        front::counters(&args.trips, &idgs.kernel).map_err(|e| diag::fail(&file, e))?
-    };
+    config.prepare_idgs(&mut li.idgs);
+    let counters = li.counters(&args.trips).filter(|_| config.mapper_g);
+    let front::LaunchIdgs { file, idgs, .. } = li;
     let (metrics, traffic) = counters.unzip();
     let (timings, warnings) = gpu::map_kernel(&idgs, &profile, metrics.as_ref());
     for w in &warnings {

@@ -85,20 +85,15 @@ fn write_out(path: &Path, text: &str) -> Result<(), ExitCode> {
 
 /// `--explain` with a profiler file among `--trips`: the IDGs' counters per warp beside the
 /// profiled launch's (`gpu::counters`), with a warning per counter that disagrees.
-fn explain_counters(
-    args: &SimulateArgs,
-    idgs: &idg::KernelIdgs,
-    divergent: Option<&[u64]>,
-    profile: &gpu::GpuProfile,
-) -> Result<(), String> {
-    let data = args.trips.load(&idgs.kernel)?;
-    let Some(launch) = data.launch(&idgs.kernel, args.trips.invocation()) else {
-        return Ok(());
+fn explain_counters(li: &front::LaunchIdgs, trips: &TripsArgs, profile: &gpu::GpuProfile) {
+    let Some(launch) = li.profiled(trips) else {
+        return;
     };
-    if let Some(rows) = gpu::counters::compare(idgs, divergent, &profile.sass_expansion, launch) {
+    let divergent = li.divergent.as_deref();
+    if let Some(rows) = gpu::counters::compare(&li.idgs, divergent, &profile.sass_expansion, launch)
+    {
         eprint!("{}", gpu::counters::explain(&rows));
     }
-    Ok(())
 }
 
 pub fn run(args: &SimulateArgs) -> ExitCode {
@@ -111,12 +106,7 @@ pub fn run(args: &SimulateArgs) -> ExitCode {
 fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
     let profile = args.gpu.load()?;
     let config = args.model.config(&profile);
-    let front::LaunchIdgs {
-        file,
-        mut idgs,
-        static_shared,
-        divergent,
-    } = front::launch_idgs(
+    let mut li = front::launch_idgs(
         &args.file,
         args.kernel.as_deref(),
         &args.launch,
@@ -124,17 +114,18 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
         &args.walk,
         config.fit_branches.then_some(&profile.sass_expansion),
     )?;
-    config.prepare_idgs(&mut idgs);
+    config.prepare_idgs(&mut li.idgs);
     if args.trips.explain {
         eprintln!("model: {}", config.describe());
-        explain_counters(args, &idgs, divergent.as_deref(), &profile)
-            .map_err(|e| diag::fail(&file, e))?;
+        explain_counters(&li, &args.trips, &profile);
     }
-    let counters = if !config.mapper_g {
-        None
-    } else {
-        front::counters(&args.trips, &idgs.kernel).map_err(|e| diag::fail(&file, e))?
-    };
+    let counters = li.counters(&args.trips).filter(|_| config.mapper_g);
+    let front::LaunchIdgs {
+        file,
+        idgs,
+        static_shared,
+        ..
+    } = li;
     let (metrics, traffic) = counters.unzip();
     // The device-wide limits (bandwidth floor, launch overhead) on a simulated core's result.
     let limit = |r: &mut sim::SimResult| {
