@@ -129,8 +129,13 @@ def fast_path(insts):
     return [x for j, x in enumerate(insts) if j not in skip]
 
 
-def count_sass(dump):
-    """Per function name: class counts of its fast path."""
+def sass_listing(path, cubin, arch="sm_90"):
+    """Assembles `path` with ptxas into `cubin`; per function name, its `(address, text)`
+    instructions from `cuobjdump -sass`."""
+    subprocess.run(["ptxas", f"-arch={arch}", "-O3", path, "-o", cubin], check=True)
+    dump = subprocess.run(
+        ["cuobjdump", "-sass", cubin], check=True, capture_output=True, text=True
+    ).stdout
     out = {}
     cur = None
     for line in dump.splitlines():
@@ -141,8 +146,13 @@ def count_sass(dump):
         m = re.match(r"\s*/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;", line)
         if m and cur is not None:
             cur.append((int(m.group(1), 16), m.group(2)))
+    return out
+
+
+def count_sass(listing):
+    """Per function name: class counts of its fast path."""
     counts = {}
-    for name, insts in out.items():
+    for name, insts in listing.items():
         n = dict.fromkeys(CLASSES, 0)
         # The tail `BRA` to itself after the last EXIT never runs; nor do NOPs (padding).
         while insts and (insts[-1][1].startswith("NOP") or insts[-1][1].startswith("BRA")):
@@ -174,11 +184,7 @@ def suite_counts(suite_dir, tmp):
                 target = re.search(r"^\s*\.target\s+(sm_\w+)", f.read(), re.M)
             # sm_90a PTX (Triton's) only compiles for sm_90a; the SASS is sm_90's either way.
             arch = target.group(1) if target and target.group(1) == "sm_90a" else "sm_90"
-            subprocess.run(["ptxas", f"-arch={arch}", "-O3", path, "-o", cubin], check=True)
-            dump = subprocess.run(
-                ["cuobjdump", "-sass", cubin], check=True, capture_output=True, text=True
-            ).stdout
-            sass_by_file[path] = count_sass(dump)
+            sass_by_file[path] = count_sass(sass_listing(path, cubin, arch))
         with open(path) as f:
             ptx = f.read()
         p = count_ptx(entry_body(ptx, k["entry"]))

@@ -22,6 +22,8 @@ import subprocess
 import sys
 import tempfile
 
+from expansion import sass_listing
+
 # (form, PTX regex on the full mnemonic, SASS opcode it lowers to)
 FORMS = [
     ("wmma.load.a m16n16k16 global f16", r"^wmma\.load\.a\..*\bm16n16k16\.global\.f16$", "LDG.E"),
@@ -58,20 +60,16 @@ def ptx_kernels(ptx):
     return out
 
 
-def sass_kernels(dump):
-    """`{function: [opcode, ...]}` from `cuobjdump -sass` (guards dropped)."""
-    out, cur = {}, None
-    for line in dump.splitlines():
-        m = re.match(r"\s*Function : (\S+)", line)
-        if m:
-            cur = out.setdefault(m.group(1), [])
-            continue
-        m = re.match(r"\s*/\*[0-9a-f]{4,}\*/\s+(.*?)\s*;", line)
-        if m and cur is not None:
-            text = m.group(1)
+def sass_opcodes(path, cubin):
+    """`{function: [opcode, ...]}` of `path` assembled for sm_90 (guards dropped)."""
+    out = {}
+    for name, insts in sass_listing(path, cubin).items():
+        ops = []
+        for _, text in insts:
             if text.startswith("@"):
                 text = text.split(None, 1)[1]
-            cur.append(text.split()[0])
+            ops.append(text.split()[0])
+        out[name] = ops
     return out
 
 
@@ -85,12 +83,7 @@ def main():
     print("file,kernel,form,ptx,sass_opcode,sass,ratio")
     with tempfile.TemporaryDirectory() as tmp:
         for path in sys.argv[1:]:
-            cubin = os.path.join(tmp, "k.cubin")
-            subprocess.run(["ptxas", "-arch=sm_90", "-O3", path, "-o", cubin], check=True)
-            dump = subprocess.run(
-                ["cuobjdump", "-sass", cubin], check=True, capture_output=True, text=True
-            ).stdout
-            sass = sass_kernels(dump)
+            sass = sass_opcodes(path, os.path.join(tmp, "k.cubin"))
             with open(path) as f:
                 kernels = ptx_kernels(f.read())
             for entry, ops in kernels.items():
