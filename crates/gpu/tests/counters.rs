@@ -4,6 +4,8 @@
 
 mod common;
 
+use common::launch;
+
 use gpu::counters::{compare, explain, kernel_counts, Counter};
 use gpu::SassExpansion;
 
@@ -25,19 +27,6 @@ $L_skip:\n\tret;\n}\n";
 
 fn built() -> walk::Built {
     common::front_end(PTX, "k", [1, 1, 1], [64, 1, 1])
-}
-
-fn launch(metrics: &[(&str, f64)]) -> profile::Launch {
-    let names: Vec<String> = metrics.iter().map(|(n, _)| format!("\"{n}\"")).collect();
-    let units: Vec<&str> = metrics.iter().map(|_| "\"\"").collect();
-    let values: Vec<String> = metrics.iter().map(|(_, v)| format!("\"{v}\"")).collect();
-    let text = format!(
-        "\"ID\",\"Kernel Name\",{}\n\"\",\"\",{}\n\"0\",\"k\",{}\n",
-        names.join(","),
-        units.join(","),
-        values.join(",")
-    );
-    profile::parse(&text, "t.csv").unwrap().kernels[0].launches[0].clone()
 }
 
 #[test]

@@ -1,20 +1,10 @@
 //! One launch exported with three metric sets (the full list, bytes instead of sectors,
 //! the minimal set `ptx2idg metrics` prints) gives mapper g the same inputs.
 
-use gpu::GMetrics;
+mod common;
 
-fn launch(metrics: &[(&str, f64)]) -> profile::Launch {
-    let names: Vec<String> = metrics.iter().map(|(n, _)| format!("\"{n}\"")).collect();
-    let units: Vec<&str> = metrics.iter().map(|_| "\"\"").collect();
-    let values: Vec<String> = metrics.iter().map(|(_, v)| format!("\"{v}\"")).collect();
-    let text = format!(
-        "\"ID\",\"Kernel Name\",{}\n\"\",\"\",{}\n\"0\",\"k\",{}\n",
-        names.join(","),
-        units.join(","),
-        values.join(",")
-    );
-    profile::parse(&text, "t.csv").unwrap().kernels[0].launches[0].clone()
-}
+use common::launch;
+use gpu::GMetrics;
 
 // A gather: about 17 sectors per load request (values of a real H100 launch, rounded).
 const FULL: [(&str, f64); 14] = [
