@@ -152,6 +152,7 @@ fn random_metrics(rng: &mut Rng) -> Option<gpu::GMetrics> {
         shared_store_conflict_degree: ratio(rng),
         load_sectors_per_request: ratio(rng),
         store_sectors_per_request: ratio(rng),
+        atomic_sectors_per_request: ratio(rng),
     })
 }
 

@@ -79,7 +79,7 @@ pub fn ablations(base: &Variant) -> Vec<(String, String, Variant)> {
         };
         push(name, format!("{} issue", v.issue_text()), v);
     }
-    let flips: [Flip; 7] = [
+    let flips: [Flip; 8] = [
         (
             base.latch_blocks,
             ["no-latch-blocks", "latch-blocks"],
@@ -118,6 +118,15 @@ pub fn ablations(base: &Variant) -> Vec<(String, String, Variant)> {
                 "device-wide DRAM/L2 bandwidth floor",
             ],
             |v| v.bandwidth_floor = !v.bandwidth_floor,
+        ),
+        (
+            base.atomic_floor,
+            ["no-atomic-floor", "atomic-floor"],
+            [
+                "no floor from the busiest L2 slice's atomics",
+                "floor from the busiest L2 slice's atomics",
+            ],
+            |v| v.atomic_floor = !v.atomic_floor,
         ),
         (
             base.launch_overhead,

@@ -19,7 +19,13 @@
 //! All arithmetic is exact rational arithmetic on `Cycles` ticks, rounded once (half up).
 //! Global loads whose lanes all read one address (a uniform, broadcast read such as a
 //! k-means cluster centre) take the L1 level: the line is reused by every warp of the grid.
-//! Atomics keep mapper f's values (§6.3 gives no rule for them). Generic-addressed accesses
+//! Global atomics follow the request-size rule too (§6.3 gives no rule for them): the L1
+//! sends one sector per distinct sector and per round of lanes on one word, so a warp
+//! scattering its atomics over 32 sectors costs 8 coalesced ones
+//! (`bench/microbench/atomics.cu`); S is the static pattern's (all lanes on one word: one
+//! sector per lane), else the profile's atomic sectors per request, else a coalesced
+//! request, and never below the 4 sectors λ was measured with. Shared atomics keep mapper
+//! f's values. Generic-addressed accesses
 //! (`ld.u32`, no state space) whose space the IDG builder resolved take the class of that
 //! space (`ld.shared`, ...), decided by `GStatic`.
 
@@ -52,6 +58,9 @@ pub struct GMetrics {
     /// The same for global stores.
     #[serde(default)]
     pub store_sectors_per_request: Option<f64>,
+    /// The same for global atomics and reductions together.
+    #[serde(default)]
+    pub atomic_sectors_per_request: Option<f64>,
 }
 
 impl GMetrics {
@@ -95,6 +104,10 @@ impl GMetrics {
             store_sectors_per_request: per_request(
                 q(Q::GlobalStoreSectors),
                 q(Q::GlobalStoreRequests),
+            ),
+            atomic_sectors_per_request: per_request(
+                q(Q::GlobalAtomicSectors),
+                q(Q::GlobalAtomicRequests),
             ),
             dram_bytes: q(Q::DramBytes).and_then(bytes),
             global_bytes: global,
@@ -212,9 +225,10 @@ struct Usable {
     /// D in thousandths, for shared loads and for shared stores.
     shared_ld: Option<u64>,
     shared_st: Option<u64>,
-    /// Mean sectors per global load / store request, in thousandths.
+    /// Mean sectors per global load / store / atomic request, in thousandths.
     ld_sectors: Option<u64>,
     st_sectors: Option<u64>,
+    atomic_sectors: Option<u64>,
     /// Metrics were given: a quantity a node needs but the launch lacks is a warning.
     given: bool,
 }
@@ -226,6 +240,7 @@ enum Lack {
     DramRatio,
     LoadSectors,
     StoreSectors,
+    AtomicSectors,
     SharedLoadConflicts,
     SharedStoreConflicts,
 }
@@ -261,6 +276,11 @@ impl Lack {
             Lack::StoreSectors => (
                 "sectors per global store request",
                 per(Q::GlobalStoreSectors, Q::GlobalStoreRequests),
+                "a coalesced request (lanes x bytes / 32 sectors) where the address is unknown",
+            ),
+            Lack::AtomicSectors => (
+                "sectors per global atomic request",
+                per(Q::GlobalAtomicSectors, Q::GlobalAtomicRequests),
                 "a coalesced request (lanes x bytes / 32 sectors) where the address is unknown",
             ),
             Lack::SharedLoadConflicts => (
@@ -302,6 +322,7 @@ fn usable(
             shared_st: None,
             ld_sectors: None,
             st_sectors: None,
+            atomic_sectors: None,
             given: false,
         };
     };
@@ -324,6 +345,7 @@ fn usable(
         shared_st: m.shared_store_conflict_degree.and_then(milli),
         ld_sectors: m.load_sectors_per_request.and_then(milli),
         st_sectors: m.store_sectors_per_request.and_then(milli),
+        atomic_sectors: m.atomic_sectors_per_request.and_then(milli),
         given: true,
     }
 }
@@ -365,7 +387,7 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack
             l2_reuse: None,
         };
     }
-    if m.atomic {
+    if m.atomic && f.class != InstClass::AtomGlobal {
         return f;
     }
     let with = |(lambda, latency): (Cycles, Cycles), source| NodeTiming {
@@ -388,16 +410,27 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack
         },
         None => m,
     };
-    let measured_sectors = if m.store { u.st_sectors } else { u.ld_sectors };
+    let (measured_sectors, lack) = if m.atomic {
+        (u.atomic_sectors, Lack::AtomicSectors)
+    } else if m.store {
+        (u.st_sectors, Lack::StoreSectors)
+    } else {
+        (u.ld_sectors, Lack::LoadSectors)
+    };
     let sectors = match m.pattern {
+        // Lanes on one word cannot share an atomic's sector: the L1 sends one per lane.
+        Some(p) if m.atomic && p.lane_stride_bytes == Some(0) => {
+            u64::from(node.active_lanes.max(1)) * 1000
+        }
         Some(p) => u64::from(p.sectors_per_request) * 1000,
         None => measured_sectors.unwrap_or_else(|| {
-            if u.given && matches!(f.class, InstClass::LdGlobal | InstClass::StGlobal) {
-                lacks.insert(if m.store {
-                    Lack::StoreSectors
-                } else {
-                    Lack::LoadSectors
-                });
+            if u.given
+                && matches!(
+                    f.class,
+                    InstClass::LdGlobal | InstClass::StGlobal | InstClass::AtomGlobal
+                )
+            {
+                lacks.insert(lack);
             }
             u64::from(ideal_sectors(node, &m)) * 1000
         }),
@@ -451,6 +484,9 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack
             }
         }
         InstClass::LdLocal | InstClass::StLocal => sized(f, sectors),
+        // Measured for coalesced warps (4 sectors) and scattered ones (32); nothing says a
+        // request of fewer sectors is cheaper, so only larger ones scale.
+        InstClass::AtomGlobal => sized(f, sectors.max(REFERENCE_SECTORS * 1000)),
         InstClass::LdShared | InstClass::StShared => {
             let measured = if m.store { u.shared_st } else { u.shared_ld };
             if let Some(d) = measured {
@@ -657,15 +693,19 @@ mod tests {
     }
 }
 
-/// Bytes a launch moves through the device-wide memory levels, from its counters: what the
-/// bandwidth floor (`GpuProfile::bandwidth_floor_us`) needs. A level whose counters are missing
-/// is `None` and sets no floor.
+/// Bytes a launch moves through the device-wide memory levels and the atomic sectors its
+/// busiest L2 slice takes, from its counters: what the bandwidth floor
+/// (`GpuProfile::bandwidth_floor_us`) and the atomic floor (`GpuProfile::atomic_floor_us`)
+/// need. A level whose counters are missing is `None` and sets no floor.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct Traffic {
     /// DRAM (read, write) bytes.
     pub dram: Option<(f64, f64)>,
     /// L2 (read, write) bytes.
     pub l2: Option<(f64, f64)>,
+    /// Atomic sectors that reached the busiest L2 slice.
+    #[serde(default)]
+    pub atomic_busiest_slice_sectors: Option<f64>,
 }
 
 impl Traffic {
@@ -683,6 +723,7 @@ impl Traffic {
             l2: q(Q::L2ReadSectors)
                 .zip(q(Q::L2WriteSectors))
                 .map(|(r, w)| (r * sectors, w * sectors)),
+            atomic_busiest_slice_sectors: q(Q::L2AtomicBusiestSliceSectors),
         }
     }
 }

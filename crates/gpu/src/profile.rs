@@ -229,6 +229,10 @@ pub struct Bandwidth {
     pub dram: MixedBandwidth,
     /// L2 when the profile gives it (datasheets rarely do).
     pub l2: Option<MixedBandwidth>,
+    /// Millions of atomic sectors per second the atomic unit of one L2 slice sustains when it
+    /// is the bottleneck (`bench/microbench/atomics.cu`): hot addresses serialize on their
+    /// slice whatever the other slices do.
+    pub l2_atomic_slice_rate: Option<f64>,
 }
 
 /// How fast a core starts blocks (`[launch]` in a profile file).
@@ -262,6 +266,15 @@ impl GpuProfile {
         .into_iter()
         .flatten()
         .reduce(f64::max)
+    }
+
+    /// The least time in microseconds a launch's atomics can take: the atomic sectors its
+    /// busiest L2 slice received over the rate one slice sustains. `None` without the rate
+    /// or the counter.
+    pub fn atomic_floor_us(&self, traffic: &crate::Traffic) -> Option<f64> {
+        let rate = self.bandwidth.as_ref()?.l2_atomic_slice_rate?;
+        let sectors = traffic.atomic_busiest_slice_sectors?;
+        (sectors > 0.0).then(|| sectors / rate)
     }
 
     /// (subsystem, λ, Λ) of a class. Total: resolution filled every class.
@@ -409,6 +422,7 @@ struct RawBandwidth {
     l2_read: Option<f64>,
     l2_write: Option<f64>,
     l2_mixed: Option<f64>,
+    l2_atomic_slice_rate: Option<f64>,
 }
 
 fn default_warp() -> u32 {
@@ -505,10 +519,21 @@ impl Resolver<'_> {
                 ))
             }
         };
+        let atomic = match b.l2_atomic_slice_rate {
+            Some(r) if r.is_finite() && r > 0.0 => Some(r),
+            Some(r) => {
+                return Err(self.invalid(
+                    "bandwidth.l2_atomic_slice_rate".into(),
+                    format!("{r} is not a rate > 0 (millions of sectors per second)"),
+                ))
+            }
+            None => None,
+        };
         Ok(Bandwidth {
             source: b.source,
             dram,
             l2,
+            l2_atomic_slice_rate: atomic,
         })
     }
 

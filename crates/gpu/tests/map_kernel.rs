@@ -198,3 +198,54 @@ fn generic_access_to_shared_memory_is_timed_as_shared() {
     assert_eq!(s.source, MapSource::GStatic);
     assert_eq!(s.latency, g.mem(MemLevel::Shared).latency);
 }
+
+/// A global atomic whose address the builder cannot evaluate (an index loaded from memory).
+const GATHERED_ATOMIC: &str = "\tld.param.u64 %rd1, [p];\n\tcvta.to.global.u64 %rd2, %rd1;\n\
+     \tmov.u32 %r1, %tid.x;\n\tmul.wide.u32 %rd3, %r1, 4;\n\tadd.s64 %rd4, %rd2, %rd3;\n\
+     \tld.global.u32 %r2, [%rd4];\n\tmul.wide.u32 %rd5, %r2, 4;\n\tadd.s64 %rd6, %rd2, %rd5;\n\
+     \tred.global.add.u32 [%rd6], 1;\n";
+
+#[test]
+fn global_atomics_scale_with_their_sectors_but_never_below_the_reference() {
+    let g = GpuProfile::bundled("hopper-h100").unwrap();
+    let f = g.class(InstClass::AtomGlobal);
+    let idgs = build(GATHERED_ATOMIC, 32);
+    let with = |sectors: Option<f64>| {
+        let m = GMetrics {
+            atomic_sectors_per_request: sectors,
+            ..GMetrics::default()
+        };
+        let (t, w) = map_kernel(&idgs, &g, Some(&m));
+        (timing_of(&idgs, &t, "red.global.add.u32"), w)
+    };
+    // A histogram's scatter: 32 sectors a request, 8 coalesced requests' worth (the
+    // request-size rule of loads): λ·8, Λ + 7·λ.
+    let (s, _) = with(Some(32.0));
+    assert_eq!(s.lambda, f.lambda.mul_ratio(8, 1).unwrap());
+    assert_eq!(s.latency, f.latency + f.lambda.mul_ratio(7, 1).unwrap());
+    // A few lanes (2 sectors): not cheaper than the coalesced warp λ was measured with.
+    let (s, _) = with(Some(2.0));
+    assert_eq!((s.lambda, s.latency), (f.lambda, f.latency));
+    // Metrics without the atomic counters: one warning naming them, a coalesced request.
+    let (s, w) = with(None);
+    assert_eq!((s.lambda, s.latency), (f.lambda, f.latency));
+    assert!(
+        w.iter()
+            .any(|w| w.to_string().contains("sectors per global atomic request")),
+        "{w:?}"
+    );
+}
+
+#[test]
+fn atomics_of_every_lane_on_one_word_take_a_sector_each() {
+    // Every lane adds to word 0 of the buffer: 32 sectors whatever the profile says.
+    let body = "\tld.param.u64 %rd1, [p];\n\tcvta.to.global.u64 %rd2, %rd1;\n\
+                \tred.global.add.u32 [%rd2], 1;\n";
+    let idgs = build(body, 32);
+    let g = GpuProfile::bundled("hopper-h100").unwrap();
+    let f = g.class(InstClass::AtomGlobal);
+    let (t, _) = map_kernel(&idgs, &g, None);
+    let s = timing_of(&idgs, &t, "red.global.add.u32");
+    assert_eq!(s.source, MapSource::GStatic);
+    assert_eq!(s.lambda, f.lambda.mul_ratio(8, 1).unwrap());
+}

@@ -37,7 +37,9 @@ pub fn expected_unit(metric: &str) -> Option<Unit> {
         | "smsp__sass_inst_executed_op_shared.sum"
         | "smsp__inst_executed_op_shared.sum"
         | "smsp__sass_inst_executed_op_branch.sum"
-        | "smsp__inst_executed_op_branch.sum" => Inst,
+        | "smsp__inst_executed_op_branch.sum"
+        | "smsp__sass_inst_executed_op_global_atom.sum"
+        | "smsp__sass_inst_executed_op_global_red.sum" => Inst,
         "sm__warps_launched.sum" | "smsp__warps_launched.sum" | "warps_launched" => Warp,
         "dram__bytes_read.sum"
         | "dram__bytes_write.sum"
@@ -56,9 +58,13 @@ pub fn expected_unit(metric: &str) -> Option<Unit> {
         | "lts__t_sectors_op_write.sum"
         | "lts__t_sectors.sum"
         | "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
-        | "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum" => Sector,
+        | "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"
+        | "l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum"
+        | "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum" => Sector,
         "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
-        | "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum" => Request,
+        | "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"
+        | "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum"
+        | "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum" => Request,
         "smsp__sass_branch_targets_threads_divergent.sum" => Branch,
         "smsp__sass_average_branch_targets_threads_uniform.pct"
         | "branch_efficiency"
@@ -68,7 +74,8 @@ pub fn expected_unit(metric: &str) -> Option<Unit> {
         "sm__cycles_elapsed.max"
         | "sm__cycles_elapsed.avg"
         | "sm__cycles_active.avg"
-        | "elapsed_cycles_sm" => Cycle,
+        | "elapsed_cycles_sm"
+        | "lts__d_atomic_input_cycles_active.max" => Cycle,
         "gpu__time_duration.sum" | "Duration" => Nanosecond,
         "gld_requested_throughput"
         | "gst_requested_throughput"
@@ -97,6 +104,9 @@ pub fn expected_unit(metric: &str) -> Option<Unit> {
         | "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"
         | "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"
         | "cf_executed"
+        | "atomic_transactions"
+        | "global_atomic_requests"
+        | "global_reduction_requests"
         | "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
         | "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum" => Count,
         _ => return None,
@@ -129,6 +139,20 @@ pub enum Quantity {
     /// Global load requests: one per executed warp-level load instruction.
     GlobalLoadRequests,
     GlobalStoreRequests,
+    /// 32-byte sectors of global atomics that return a value (`ATOMG`).
+    GlobalAtomSectors,
+    /// The same for reductions (`REDG`: `red`, or an `atom` whose result is unused).
+    GlobalRedSectors,
+    /// Atomics and reductions together.
+    GlobalAtomicSectors,
+    /// Global atomic requests: one per executed warp-level `ATOMG`.
+    GlobalAtomRequests,
+    GlobalRedRequests,
+    GlobalAtomicRequests,
+    /// Atomic sectors that reached the busiest L2 slice: its atomic unit takes one per cycle
+    /// (`lts__d_atomic_input_cycles_active.max`; Nsight Compute only, nvprof has no per-slice
+    /// counter).
+    L2AtomicBusiestSliceSectors,
     /// Warp-level shared-memory load instructions executed.
     SharedLoadInsts,
     SharedStoreInsts,
@@ -156,7 +180,7 @@ pub enum Quantity {
 }
 
 impl Quantity {
-    pub const ALL: [Quantity; 30] = [
+    pub const ALL: [Quantity; 37] = [
         Quantity::WarpInstsExecuted,
         Quantity::WarpsLaunched,
         Quantity::ThreadInstsExecuted,
@@ -172,6 +196,13 @@ impl Quantity {
         Quantity::GlobalStoreSectors,
         Quantity::GlobalLoadRequests,
         Quantity::GlobalStoreRequests,
+        Quantity::GlobalAtomSectors,
+        Quantity::GlobalRedSectors,
+        Quantity::GlobalAtomicSectors,
+        Quantity::GlobalAtomRequests,
+        Quantity::GlobalRedRequests,
+        Quantity::GlobalAtomicRequests,
+        Quantity::L2AtomicBusiestSliceSectors,
         Quantity::SharedLoadInsts,
         Quantity::SharedStoreInsts,
         Quantity::SharedInsts,
@@ -191,8 +222,9 @@ impl Quantity {
 
     /// The quantities the tool reads from a profile (trip-count solver, unknown-branch
     /// policy, mapper g, the counter comparison of `--explain`, launch selection):
-    /// [`NCU_METRICS`] and [`NVPROF_METRICS`] + [`NVPROF_EVENTS`] derive every one of them.
-    pub const USED: [Quantity; 19] = [
+    /// [`NCU_METRICS`] derives every one of them, [`NVPROF_METRICS`] + [`NVPROF_EVENTS`]
+    /// every one but [`Quantity::NCU_ONLY`].
+    pub const USED: [Quantity; 22] = [
         Quantity::WarpInstsExecuted,
         Quantity::WarpsLaunched,
         Quantity::ThreadInstsExecuted,
@@ -204,6 +236,9 @@ impl Quantity {
         Quantity::GlobalStoreSectors,
         Quantity::GlobalLoadRequests,
         Quantity::GlobalStoreRequests,
+        Quantity::GlobalAtomicSectors,
+        Quantity::GlobalAtomicRequests,
+        Quantity::L2AtomicBusiestSliceSectors,
         Quantity::SharedLoadInsts,
         Quantity::SharedStoreInsts,
         Quantity::SharedLoadBankConflicts,
@@ -213,6 +248,9 @@ impl Quantity {
         Quantity::Branches,
         Quantity::DivergentBranches,
     ];
+
+    /// Used quantities no nvprof metric or event gives.
+    pub const NCU_ONLY: [Quantity; 1] = [Quantity::L2AtomicBusiestSliceSectors];
 
     /// How the quantity is obtained, in order of preference. Each recipe is tried in turn;
     /// the first whose metrics are all present gives the value. Names cover Nsight Compute
@@ -303,6 +341,25 @@ impl Quantity {
                 One("global_store_requests"),
                 One("inst_executed_global_stores"),
             ],
+            GlobalAtomSectors => &[One("l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum")],
+            GlobalRedSectors => &[One("l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum")],
+            // nvprof counts atomics and reductions together, in 32-byte transactions.
+            GlobalAtomicSectors => &[
+                Add(GlobalAtomSectors, GlobalRedSectors),
+                One("atomic_transactions"),
+            ],
+            GlobalAtomRequests => &[
+                One("l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum"),
+                One("smsp__sass_inst_executed_op_global_atom.sum"),
+                One("global_atomic_requests"),
+            ],
+            GlobalRedRequests => &[
+                One("l1tex__t_requests_pipe_lsu_mem_global_op_red.sum"),
+                One("smsp__sass_inst_executed_op_global_red.sum"),
+                One("global_reduction_requests"),
+            ],
+            GlobalAtomicRequests => &[Add(GlobalAtomRequests, GlobalRedRequests)],
+            L2AtomicBusiestSliceSectors => &[One("lts__d_atomic_input_cycles_active.max")],
             SharedLoadInsts => &[
                 One("smsp__sass_inst_executed_op_shared_ld.sum"),
                 One("smsp__inst_executed_op_shared_ld.sum"),
@@ -413,7 +470,7 @@ pub(crate) enum Recipe {
 
 /// The Nsight Compute metrics `ptx2idg metrics` asks for: the fewest that derive every
 /// quantity of [`Quantity::USED`], plus the duration that picks the median launch.
-pub const NCU_METRICS: [&str; 20] = [
+pub const NCU_METRICS: [&str; 25] = [
     "gpu__time_duration.sum",
     "smsp__inst_executed.sum",
     "smsp__thread_inst_executed.sum",
@@ -426,6 +483,11 @@ pub const NCU_METRICS: [&str; 20] = [
     "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
     "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
     "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum",
+    "lts__d_atomic_input_cycles_active.max",
     "smsp__sass_inst_executed_op_shared_ld.sum",
     "smsp__sass_inst_executed_op_shared_st.sum",
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
@@ -437,7 +499,7 @@ pub const NCU_METRICS: [&str; 20] = [
 ];
 
 /// The nvprof metrics (`--metrics`) of the same set.
-pub const NVPROF_METRICS: [&str; 15] = [
+pub const NVPROF_METRICS: [&str; 18] = [
     "inst_executed",
     "thread_inst_executed",
     "dram_read_bytes",
@@ -453,6 +515,9 @@ pub const NVPROF_METRICS: [&str; 15] = [
     "shared_load_transactions",
     "shared_store_transactions",
     "cf_executed",
+    "atomic_transactions",
+    "global_atomic_requests",
+    "global_reduction_requests",
 ];
 
 /// The nvprof events (`--events`) of the same set.

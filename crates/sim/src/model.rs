@@ -46,6 +46,10 @@ pub struct ModelConfig {
     /// DRAM and L2 are shared by every SM: no launch is faster than its bytes (read and
     /// written, from the counters) over the profile's sustained bandwidth at its mix.
     pub bandwidth_floor: bool,
+    /// Atomics to hot addresses serialize on their L2 slice: no launch is faster than the
+    /// atomic sectors of its busiest slice (from the counters) over one slice's sustained
+    /// atomic rate.
+    pub atomic_floor: bool,
     /// The profile's kernel launch overhead (`[launch] overhead_us`) is added to the time.
     pub launch_overhead: bool,
     /// Branches on data the launch does not decide: the walked group's warps take the
@@ -73,6 +77,7 @@ impl ModelConfig {
             latch_blocks: true,
             dispatch: true,
             bandwidth_floor: true,
+            atomic_floor: true,
             launch_overhead: true,
             fit_branches: false,
         }
@@ -107,7 +112,8 @@ impl ModelConfig {
     }
 
     /// The launch's time in microseconds from the simulated core's `core_us`: at least the
-    /// bandwidth floor of `traffic` (when on and known), plus the launch overhead (when on).
+    /// bandwidth and atomic floors of `traffic` (each when on and known), plus the launch
+    /// overhead (when on).
     /// The simulated core stands for every SM, so the device-wide limits apply to its time.
     pub fn device_time_us(
         &self,
@@ -115,10 +121,13 @@ impl ModelConfig {
         traffic: Option<&gpu::Traffic>,
         profile: &GpuProfile,
     ) -> f64 {
-        let floor = traffic
+        let bandwidth = traffic
             .filter(|_| self.bandwidth_floor)
-            .and_then(|t| profile.bandwidth_floor_us(t))
-            .unwrap_or(0.0);
+            .and_then(|t| profile.bandwidth_floor_us(t));
+        let atomic = traffic
+            .filter(|_| self.atomic_floor)
+            .and_then(|t| profile.atomic_floor_us(t));
+        let floor = bandwidth.unwrap_or(0.0).max(atomic.unwrap_or(0.0));
         let overhead = if self.launch_overhead {
             profile.launch.overhead_us
         } else {
@@ -191,7 +200,7 @@ impl ModelConfig {
     pub fn describe(&self) -> String {
         format!(
             "mapper g {}, scheduler {}, sub-partitions {}, {} issue, barriers {}, stores {}, \
-             block dispatch {}, bandwidth floor {}, launch overhead {}",
+             block dispatch {}, bandwidth floor {}, atomic floor {}, launch overhead {}",
             on_off(self.mapper_g),
             self.scheduler,
             on_off(self.sub_partitions),
@@ -204,6 +213,7 @@ impl ModelConfig {
             },
             on_off(self.dispatch),
             on_off(self.bandwidth_floor),
+            on_off(self.atomic_floor),
             on_off(self.launch_overhead)
         ) + if self.fit_branches {
             ", branches fitted to the counters"
@@ -248,6 +258,7 @@ mod tests {
         let t = gpu::Traffic {
             dram: Some((bytes / 2.0, bytes / 2.0)),
             l2: None,
+            atomic_busiest_slice_sectors: None,
         };
         let c = ModelConfig::validated(&p);
         let oh = p.launch.overhead_us;
@@ -277,10 +288,43 @@ mod tests {
             p.bandwidth_floor_us(&gpu::Traffic {
                 dram: Some((r, w)),
                 l2: None,
+                atomic_busiest_slice_sectors: None,
             })
             .unwrap()
         };
         assert!((only(1e9, 0.0) - 1e9 / (bw.read * 1e3)).abs() < 1e-6);
         assert!((only(0.0, 1e9) - 1e9 / (bw.write * 1e3)).abs() < 1e-6);
+    }
+
+    /// The busiest slice's atomic sectors at the slice's rate bound the time; the larger of
+    /// the two floors applies, and switching the atomic one off leaves the bandwidth one.
+    #[test]
+    fn atomic_floor_is_the_busiest_slice_at_its_rate() {
+        let p = h100();
+        let rate = p.bandwidth.unwrap().l2_atomic_slice_rate.unwrap();
+        let bw = p.bandwidth.unwrap().dram;
+        let t = gpu::Traffic {
+            dram: Some((bw.read * 1e5, 0.0)), // 100 µs of reads
+            l2: None,
+            atomic_busiest_slice_sectors: Some(rate * 500.0), // 500 µs on one slice
+        };
+        let c = ModelConfig {
+            launch_overhead: false,
+            ..ModelConfig::validated(&p)
+        };
+        assert!((p.atomic_floor_us(&t).unwrap() - 500.0).abs() < 1e-9);
+        assert!((c.device_time_us(10.0, Some(&t), &p) - 500.0).abs() < 1e-9);
+        assert!((c.device_time_us(900.0, Some(&t), &p) - 900.0).abs() < 1e-9);
+        let off = ModelConfig {
+            atomic_floor: false,
+            ..c
+        };
+        assert!((off.device_time_us(10.0, Some(&t), &p) - 100.0).abs() < 1e-6);
+        // No atomics, no floor.
+        let none = gpu::Traffic {
+            atomic_busiest_slice_sectors: Some(0.0),
+            ..t
+        };
+        assert_eq!(p.atomic_floor_us(&none), None);
     }
 }

@@ -50,6 +50,22 @@ l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,l1tex__t_requests_pipe_lsu_mem_gl
 l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,smsp__sass_inst_executed_op_shared_st.sum,\
 smsp__sass_inst_executed_op_global_ld.sum,smsp__sass_inst_executed_op_global_st.sum,\
 lts__t_sector_hit_rate.pct
+# global atomics (REDG/ATOMG): instructions, L1 requests and sectors, and the L2
+# slices' requests and atomic-unit input cycles (.max / .avg: how unevenly the atomics
+# load the slices) and the L2 clock (lts__cycles_elapsed); names this
+# ncu does not list are left out (older versions lack some), see docs/profiler-csv.md
+ATOMICS="smsp__sass_inst_executed_op_global_red.sum smsp__sass_inst_executed_op_global_atom.sum \
+l1tex__t_requests_pipe_lsu_mem_global_op_red.sum l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum \
+l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum \
+lts__t_requests_op_red.sum lts__t_requests_op_red.avg lts__t_requests_op_red.max \
+lts__t_requests_op_atom.sum lts__t_requests_op_atom.avg lts__t_requests_op_atom.max \
+lts__d_atomic_input_cycles_active.sum lts__d_atomic_input_cycles_active.avg \
+lts__d_atomic_input_cycles_active.max lts__cycles_elapsed.avg"
+KNOWN=$(ncu --query-metrics 2>/dev/null || true)
+for m in $ATOMICS; do
+  base=${m%.*}
+  if grep -q -w "$base" <<< "$KNOWN"; then EXTRA="$EXTRA,$m"; else echo "ncu lacks $m: left out" >&2; fi
+done
 
 SMI_PID=
 if [[ $WHAT == all ]]; then

@@ -67,6 +67,9 @@ pub struct ModelArgs {
     /// No device-wide DRAM/L2 bandwidth floor on the time.
     #[arg(long)]
     pub no_bandwidth_floor: bool,
+    /// No floor from the atomic sectors of the busiest L2 slice.
+    #[arg(long)]
+    pub no_atomic_floor: bool,
     /// Do not add the profile's kernel launch overhead to the time.
     #[arg(long)]
     pub no_launch_overhead: bool,
@@ -108,6 +111,7 @@ impl ModelArgs {
             latch_blocks: !self.no_latch_blocks,
             dispatch: !self.no_dispatch,
             bandwidth_floor: !self.no_bandwidth_floor,
+            atomic_floor: !self.no_atomic_floor,
             launch_overhead: !self.no_launch_overhead,
             fit_branches: self.fit_branches,
         }
