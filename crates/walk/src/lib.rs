@@ -52,10 +52,11 @@ impl UnknownBranch {
 /// Which work groups to walk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Groups {
-    /// Only the middle group of the grid; all other groups reuse its classes. The middle one
-    /// stands for the others better than group 0: the first and last groups are where
-    /// boundary tests (a stencil's edge rows, the pivot row of an elimination step) make
-    /// threads exit early.
+    /// Only the central group of the grid (the middle of each dimension); all other groups
+    /// reuse its classes. It stands for the others better than group 0: the first and last
+    /// groups, and any group on an edge of a 2-D or 3-D grid, are where boundary tests (a
+    /// stencil's edge rows, the pivot row of an elimination step, a clamped neighbourhood)
+    /// make threads exit early.
     #[default]
     Middle,
     /// Only group 0; all other groups reuse its classes.
@@ -137,6 +138,14 @@ pub enum WalkError {
 /// Walking every group of a huge grid would take minutes; beyond this, ask for a count.
 const ALL_GROUPS_LIMIT: u64 = 65_536;
 
+/// The linear id of the grid's central group: the middle of each dimension, so that no
+/// coordinate sits on an edge of a 2-D or 3-D grid (the middle linear id of a 12x24x24 grid
+/// is (0, 0, 12), on two edges). For a 1-D grid it is `blocks / 2`.
+fn middle_group(grid: [u32; 3]) -> u64 {
+    let [gx, gy, gz] = grid.map(u64::from);
+    gx / 2 + gx * (gy / 2 + gy * (gz / 2))
+}
+
 /// Walks the chosen groups of `launch` and groups warps by identical IDG.
 pub fn build(
     kernel: &Kernel,
@@ -147,7 +156,7 @@ pub fn build(
 ) -> Result<Built, WalkError> {
     let total = launch.blocks();
     let groups: Vec<u64> = match opts.groups {
-        Groups::Middle => vec![total / 2],
+        Groups::Middle => vec![middle_group(launch.grid)],
         Groups::First => vec![0],
         Groups::Count(n) => (0..n.clamp(1, total)).collect(),
         Groups::All if total > ALL_GROUPS_LIMIT => {
@@ -255,4 +264,21 @@ fn fingerprint(idg: &idg::Idg) -> u64 {
     // Serialization of plain data cannot fail; an empty string would only weaken the hash.
     serde_json::to_string(idg).unwrap_or_default().hash(&mut h);
     h.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::middle_group;
+
+    #[test]
+    fn the_middle_group_is_central_in_every_dimension() {
+        // 1-D: blocks / 2, as before.
+        assert_eq!(middle_group([7, 1, 1]), 3);
+        assert_eq!(middle_group([4096, 1, 1]), 2048);
+        // 12 x 24 x 24: (6, 12, 12), not the middle linear id 3456 = (0, 0, 12).
+        assert_eq!(middle_group([12, 24, 24]), 6 + 12 * (12 + 24 * 12));
+        // 2-D 342 x 342: (171, 171).
+        assert_eq!(middle_group([342, 342, 1]), 171 + 342 * 171);
+        assert_eq!(middle_group([1, 1, 1]), 0);
+    }
 }

@@ -38,7 +38,7 @@ impl From<UnknownBranch> for walk::UnknownBranch {
 /// How warps are walked; shared by every command that builds IDGs from PTX.
 #[derive(clap::Args, Debug, Clone)]
 pub struct WalkArgs {
-    /// Work groups to walk: `middle` (the middle group of the grid, which stands for all), `first`, `all`, or a count N (the first N groups).
+    /// Work groups to walk: `middle` (the central group of the grid, the middle of each dimension, which stands for all), `first`, `all`, or a count N (the first N groups).
     #[arg(long, value_name = "middle|first|all|N", default_value = "middle", value_parser = parse_groups)]
     pub groups: walk::Groups,
     /// Assumption for branches on data the launch does not decide (default: from profile
