@@ -366,6 +366,12 @@ impl<'l> ThreadState<'l> {
                 };
                 return (from_bool(p), from_bool(q));
             }
+            Sem::Bfe => match (src(0), src(1), src(2)) {
+                (Value::Int(a), Value::Int(pos), Value::Int(len)) => {
+                    Value::Int(bit_field(ty, a, pos, len))
+                }
+                _ => Value::Unknown,
+            },
             Sem::Selp => match as_bool(src(2)) {
                 Some(true) => src(0),
                 Some(false) => src(1),
@@ -404,6 +410,29 @@ impl<'l> ThreadState<'l> {
             _ => Value::Unknown,
         }
     }
+}
+
+/// PTX `bfe`: bits `pos .. pos + len` of `a` (each taken from the low 8 bits of its operand),
+/// the rest filled with zeros, or for a signed type with the field's top bit (the type's
+/// top bit when the field runs past it; zero for an empty field).
+fn bit_field(ty: IntTy, a: u64, pos: u64, len: u64) -> u64 {
+    let bits = u64::from(ty.bits);
+    let (a, pos, len) = (ty.wrap(a), pos & 0xff, len & 0xff);
+    let fill = if ty.signed && len > 0 {
+        a >> (pos + len - 1).min(bits - 1) & 1
+    } else {
+        0
+    };
+    let mut d = 0u64;
+    for i in 0..bits {
+        let bit = if i < len && pos + i < bits {
+            a >> (pos + i) & 1
+        } else {
+            fill
+        };
+        d |= bit << i;
+    }
+    ty.wrap(d)
 }
 
 fn as_bool(v: Value) -> Option<bool> {
@@ -598,5 +627,33 @@ impl<'l> WarpState<'l> {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bit_field;
+    use crate::sem::IntTy;
+
+    const U32: IntTy = IntTy::U32;
+    const S32: IntTy = IntTy {
+        bits: 32,
+        signed: true,
+    };
+
+    #[test]
+    fn bfe_extracts_and_extends_as_the_ptx_isa_says() {
+        // Triton's lane coordinates: bfe.u32 %r, %tid.x, 2, 6 and bfe.u32 %r, %tid.x, 4, 4.
+        assert_eq!(bit_field(U32, 0b1011_0110, 2, 6), 0b10_1101);
+        assert_eq!(bit_field(U32, 255, 4, 4), 15);
+        // Signed: the field's top bit fills the rest (bfe.s32 %r, %tid.x, 5, 1).
+        assert_eq!(bit_field(S32, 0b10_0000, 5, 1), u64::from(u32::MAX));
+        assert_eq!(bit_field(S32, 0b01_0000, 5, 1), 0);
+        // A field running past the top takes the bits there are; signed fills with bit 31.
+        assert_eq!(bit_field(U32, 0xF000_0000, 28, 8), 0xF);
+        assert_eq!(bit_field(S32, 0x8000_0000, 28, 8), 0xFFFF_FFF8);
+        // Empty field: zero, signed or not; positions and lengths use their low 8 bits.
+        assert_eq!(bit_field(S32, u64::from(u32::MAX), 3, 0), 0);
+        assert_eq!(bit_field(U32, 0b1100, 256 + 2, 256 + 2), 0b11);
     }
 }

@@ -903,6 +903,7 @@ pub(crate) fn decode(op: &ast::Op) -> (Sem, Option<IntTy>) {
         O::Rem => Sem::Rem,
         O::Cvta => Sem::Cvta,
         O::Selp => Sem::Selp,
+        O::Bfe => Sem::Bfe,
         O::Cvt => match m.types.get(1).copied().and_then(int_ty) {
             Some(from) if m.rounding.is_none() || from.bits > 1 => Sem::Cvt(from),
             _ => Sem::Other,

@@ -186,6 +186,9 @@ pub enum Sem {
     Setp(Cmp, Option<BoolOp>),
     /// `selp`.
     Selp,
+    /// `bfe`: the bit field of `len` bits at `pos` (sources 1 and 2), sign-extended for
+    /// signed types. Triton derives lane coordinates from `%tid.x` with it.
+    Bfe,
     /// `ld.param` (kernel parameter or call slot).
     LdParam,
     /// `st.param` (call slot).
