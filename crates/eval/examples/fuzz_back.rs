@@ -415,6 +415,14 @@ fn run(target: &str, count: u64, seed: u64, c: &Corpus) -> u64 {
                 let _ = std::fs::write(findings.join(format!("{target}-{seed}-{i}.txt")), &text);
             }
         }
+        // Progress on stderr, so a long run that is stopped still tells how far it got clean.
+        if i % 50_000 == 49_999 {
+            eprintln!(
+                "{target}: {} inputs (seed {seed}), {panics} panics, {:?}",
+                i + 1,
+                t.elapsed()
+            );
+        }
     }
     println!(
         "{target}: {count} inputs (seed {seed}), {reached} past the reader or front end, {panics} panics, slowest input #{} took {:?}, total {:?}",

@@ -2,12 +2,15 @@
 //! `cargo run --release -p walk --example fuzz_front -- [COUNT] [SEED]`.
 //! Mutates the `.ptx` files under `ptx_samples/` (byte-level mutations of a window, or an
 //! integer literal swapped for a numeric extreme) and drives every input that parses through
-//! lowering, analysis, launch binding, trip counts and the warp walk. A panic aborts the run;
-//! the seed and count replay it, so a finding can be kept as a test.
+//! lowering, analysis, launch binding, trip counts and the warp walk. A panic is caught,
+//! counted and its input written under `target/fuzz-findings/` (`front-SEED-INDEX.txt`); the
+//! run fails at the end if any input panicked.
 
 #[allow(dead_code)]
 #[path = "../../ptx/tests/support/mutate.rs"]
 mod mutate;
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use mutate::Rng;
 
@@ -100,23 +103,45 @@ fn main() {
         }
     }
     sources.sort();
+    let findings =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/fuzz-findings");
+    // Panics are counted and saved; their messages would drown the report.
+    std::panic::set_hook(Box::new(|_| {}));
     let mut rng = Rng(seed | 1);
     let mut reached = 0u64;
+    let mut panics = 0u64;
     let t = std::time::Instant::now();
-    for _ in 0..count {
+    for i in 0..count {
         let src = &sources[rng.below(sources.len())];
         let text = if rng.below(2) == 0 {
             extreme(src, &mut rng)
         } else {
             mutate::mutate(src.as_bytes(), &mut rng, 64)
         };
-        if drive(&text, &mut rng) {
-            reached += 1;
+        match catch_unwind(AssertUnwindSafe(|| drive(&text, &mut rng))) {
+            Ok(true) => reached += 1,
+            Ok(false) => {}
+            Err(_) => {
+                panics += 1;
+                let _ = std::fs::create_dir_all(&findings);
+                let _ = std::fs::write(findings.join(format!("front-{seed}-{i}.txt")), &text);
+            }
+        }
+        if i % 50_000 == 49_999 {
+            eprintln!(
+                "{} inputs (seed {seed}), {panics} panics, {:?}",
+                i + 1,
+                t.elapsed()
+            );
         }
     }
     println!(
-        "{count} mutated inputs from {} sources: no panic, {reached} reached lowering and the walk ({:?})",
+        "{count} mutated inputs (seed {seed}) from {} sources: {panics} panics, {reached} reached lowering and the walk ({:?})",
         sources.len(),
         t.elapsed()
     );
+    if panics > 0 {
+        eprintln!("{panics} inputs panicked; see target/fuzz-findings/");
+        std::process::exit(1);
+    }
 }
