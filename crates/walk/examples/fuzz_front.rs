@@ -4,7 +4,8 @@
 //! integer literal swapped for a numeric extreme) and drives every input that parses through
 //! lowering, analysis, launch binding, trip counts and the warp walk. A panic is caught,
 //! counted and its input written under `target/fuzz-findings/` (`front-SEED-INDEX.txt`); the
-//! run fails at the end if any input panicked.
+//! run fails at the end if any input panicked. `fuzz_front replay FILE [DRAWS]` drives a saved
+//! input under many launches, printing the first panic.
 
 #[allow(dead_code)]
 #[path = "../../ptx/tests/support/mutate.rs"]
@@ -77,6 +78,18 @@ fn drive(text: &str, rng: &mut Rng) -> bool {
 
 fn main() {
     let mut args = std::env::args().skip(1);
+    if std::env::args().nth(1).as_deref() == Some("replay") {
+        // `replay FILE [DRAWS]`: drives a saved input under the launches and kernel choices
+        // it may have met, the first panic printed with its message.
+        let file = args.nth(1).expect("usage: fuzz_front replay FILE [DRAWS]");
+        let text = std::fs::read_to_string(&file).expect("the saved input");
+        let draws: u64 = args.next().and_then(|s| s.parse().ok()).unwrap_or(1000);
+        for seed in 1..=draws {
+            drive(&text, &mut Rng(seed));
+        }
+        println!("{file}: {draws} replays without a panic");
+        return;
+    }
     let count: u64 = args
         .next()
         .and_then(|s| s.parse().ok())
