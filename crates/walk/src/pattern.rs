@@ -30,7 +30,10 @@ pub fn analyse(
     if lanes.iter().any(|(_, a)| a.base != first.base) {
         return None;
     }
-    if lanes.iter().any(|(_, a)| a.offset.unsigned_abs() > MAX_OFFSET) {
+    if lanes
+        .iter()
+        .any(|(_, a)| a.offset.unsigned_abs() > MAX_OFFSET)
+    {
         return None;
     }
     let bytes = i64::from(bytes.max(1));
