@@ -118,6 +118,17 @@ fn lower_function(
     f: &ast::Function,
     max_inlined: usize,
 ) -> Result<Kernel, IrError> {
+    lower_function_with(module, f, max_inlined, true)
+}
+
+/// `precount`: refuse a call graph whose expansion passes the budget before lowering it
+/// (off only in the test that checks the count against lowering).
+fn lower_function_with(
+    module: &ast::Module,
+    f: &ast::Function,
+    max_inlined: usize,
+    precount: bool,
+) -> Result<Kernel, IrError> {
     let mut l = Lowerer {
         module,
         kernel: f,
@@ -168,9 +179,163 @@ fn lower_function(
             budget: max_inlined,
         });
     }
+    // A call tree that doubles at each level reaches the budget only after lowering it in
+    // full; its expanded size is known from the call graph alone, so it is refused first.
+    if let Some(callee) = budget_overflow(module, f, body, max_inlined).filter(|_| precount) {
+        return Err(IrError::InlineBudget {
+            kernel: f.name.clone(),
+            budget: max_inlined,
+            callee,
+        });
+    }
     l.declare(&mut scope, body);
     l.flatten(&scope, body)?;
     l.finish()
+}
+
+/// What flattening a body produces, from the call graph alone: `size` statements (labels,
+/// instructions, inlined copies and their return labels) and, when the body has statements,
+/// the count at the start of its last one relative to the body's start (`Lowerer::flatten`
+/// checks the budget at the start of every inlined statement, so that is where the count
+/// peaks among the checks).
+#[derive(Clone, Copy)]
+struct Expansion {
+    size: u64,
+    last_check: Option<u64>,
+}
+
+/// The top-level callee of `kernel` during whose inlining [`Lowerer::flatten`] would first
+/// find more than `budget` statements, computed without lowering (each function's expansion
+/// once); `None` when the budget holds or the call graph has something lowering reports
+/// itself (an unknown or indirect callee, recursion, calls nested past [`MAX_CALL_DEPTH`]).
+fn budget_overflow(
+    module: &ast::Module,
+    kernel: &ast::Function,
+    body: &[ast::Statement],
+    budget: usize,
+) -> Option<String> {
+    let mut memo: HashMap<String, Option<Expansion>> = HashMap::new();
+    memo.insert(kernel.name.clone(), None);
+    let mut count = 0u64;
+    top_level_overflow(module, body, budget as u64, &mut memo, &mut count)
+}
+
+/// The kernel's own statements (not checked against the budget, see `Lowerer::flatten`),
+/// `count` advanced past each; the first call whose body's checks pass `budget` is named.
+fn top_level_overflow(
+    module: &ast::Module,
+    stmts: &[ast::Statement],
+    budget: u64,
+    memo: &mut HashMap<String, Option<Expansion>>,
+    count: &mut u64,
+) -> Option<String> {
+    for s in stmts {
+        match s {
+            ast::Statement::Block(b, _) => {
+                if let Some(c) = top_level_overflow(module, b, budget, memo, count) {
+                    return Some(c);
+                }
+            }
+            ast::Statement::Inst(i) if i.op.is_call() => {
+                let (callee, e) = callee_expansion(module, i, memo, 1)?;
+                *count = count.saturating_add(1);
+                if let Some(e) = e {
+                    if e.last_check
+                        .is_some_and(|x| count.saturating_add(x) > budget)
+                    {
+                        return Some(callee);
+                    }
+                    *count = count.saturating_add(e.size).saturating_add(1);
+                }
+            }
+            s => *count = count.saturating_add(produced(s)),
+        }
+    }
+    None
+}
+
+/// Statements a non-call, non-scope statement adds when flattened.
+fn produced(s: &ast::Statement) -> u64 {
+    match s {
+        ast::Statement::Label { .. }
+        | ast::Statement::Inst(_)
+        | ast::Statement::BranchTargets { .. } => 1,
+        _ => 0,
+    }
+}
+
+/// The callee of a direct call and its expansion (`None` for a system call, which stays one
+/// instruction); `None` overall when lowering would refuse the call itself.
+fn callee_expansion(
+    module: &ast::Module,
+    i: &ast::Instruction,
+    memo: &mut HashMap<String, Option<Expansion>>,
+    depth: usize,
+) -> Option<(String, Option<Expansion>)> {
+    // The callee is the first symbol operand; a register before it is an indirect call.
+    let callee = i.operands.iter().find_map(|o| match o {
+        ast::Operand::Sym(s) => Some(Some(s)),
+        ast::Operand::Reg(_) => Some(None),
+        _ => None,
+    })??;
+    let f = module.function(callee)?;
+    let Some(body) = f.body.as_deref() else {
+        return SYSTEM_CALLS
+            .contains(&callee.as_str())
+            .then(|| (callee.clone(), None));
+    };
+    if depth > MAX_CALL_DEPTH {
+        return None;
+    }
+    let e = match memo.get(callee) {
+        // Being expanded: recursion, which lowering reports by name.
+        Some(None) => return None,
+        Some(Some(e)) => *e,
+        None => {
+            memo.insert(callee.clone(), None);
+            let e = expansion(module, body, memo, depth)?;
+            memo.insert(callee.clone(), Some(e));
+            e
+        }
+    };
+    Some((callee.clone(), Some(e)))
+}
+
+/// The [`Expansion`] of an inlined body at call depth `depth`.
+fn expansion(
+    module: &ast::Module,
+    stmts: &[ast::Statement],
+    memo: &mut HashMap<String, Option<Expansion>>,
+    depth: usize,
+) -> Option<Expansion> {
+    let mut at = 0u64;
+    let mut last_check = None;
+    for s in stmts {
+        last_check = Some(at);
+        match s {
+            ast::Statement::Block(b, _) => {
+                let e = expansion(module, b, memo, depth)?;
+                if let Some(x) = e.last_check {
+                    last_check = Some(at.saturating_add(x));
+                }
+                at = at.saturating_add(e.size);
+            }
+            ast::Statement::Inst(i) if i.op.is_call() => {
+                at = at.saturating_add(1);
+                if let (_, Some(e)) = callee_expansion(module, i, memo, depth + 1)? {
+                    if let Some(x) = e.last_check {
+                        last_check = Some(at.saturating_add(x));
+                    }
+                    at = at.saturating_add(e.size).saturating_add(1);
+                }
+            }
+            s => at = at.saturating_add(produced(s)),
+        }
+    }
+    Some(Expansion {
+        size: at,
+        last_check,
+    })
 }
 
 /// Instructions and labels of a body, nested scopes included.
@@ -947,4 +1112,85 @@ pub(crate) fn decode(op: &ast::Op) -> (Sem, Option<IntTy>) {
         return (Sem::Other, None);
     }
     (sem, ty)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A module where `f{i}` calls `f{i+1}` `fanout` times between `pad` instructions, some in
+    /// nested scopes, with a system call and labels; the kernel calls `f0` after `lead`
+    /// instructions and has `tail` more after it.
+    fn tree(depth: usize, fanout: usize, pad: usize, lead: usize, tail: usize) -> String {
+        let mut s = String::from(
+            ".version 7.0\n.target sm_80\n.address_size 64\n\
+             .extern .func (.param .b32 r) vprintf (.param .b64 a, .param .b64 b);\n",
+        );
+        for i in (0..depth).rev() {
+            s += &format!(".func f{i}()\n{{\n .reg .b32 %r<2>;\n");
+            for k in 0..pad {
+                s += &format!("A{k}:\n add.s32 %r1, %r1, 1;\n");
+            }
+            if i + 1 < depth {
+                for k in 0..fanout {
+                    if k % 2 == 1 {
+                        s += &format!(" {{\n call f{}, ();\n }}\n", i + 1);
+                    } else {
+                        s += &format!(" call f{}, ();\n", i + 1);
+                    }
+                }
+            }
+            if i % 3 == 0 {
+                s += " {\n .param .b32 r;\n .param .b64 a;\n .param .b64 b;\n \
+                      call (r), vprintf, (a, b);\n }\n";
+            }
+            s += " ret;\n}\n";
+        }
+        s += ".visible .entry k()\n{\n .reg .b32 %r<2>;\n";
+        for _ in 0..lead {
+            s += " add.s32 %r1, %r1, 1;\n";
+        }
+        s += " {\n call f0, ();\n }\n";
+        for _ in 0..tail {
+            s += " add.s32 %r1, %r1, 1;\n";
+        }
+        s + " ret;\n}\n"
+    }
+
+    /// The budget refused from the call graph is exactly the one lowering would hit: the
+    /// same outcome and the same callee for every budget around the kernel's expanded size.
+    #[test]
+    fn the_precount_refuses_exactly_what_lowering_refuses() {
+        for (depth, fanout, pad, lead, tail) in [
+            (1, 1, 3, 0, 0),
+            (4, 2, 2, 1, 5),
+            (6, 3, 0, 4, 40),
+            (5, 2, 5, 0, 200),
+        ] {
+            let m = ptx::parse(&tree(depth, fanout, pad, lead, tail)).unwrap();
+            let k = m.kernels().next().unwrap();
+            let full = lower_function_with(&m, k, usize::MAX, false)
+                .unwrap()
+                .insts
+                .len();
+            let body = k.body.as_deref().unwrap();
+            let mut refused = 0;
+            for budget in 0..full + 8 {
+                let with = lower_function_with(&m, k, budget, true).map(|k| k.insts.len());
+                let without = lower_function_with(&m, k, budget, false).map(|k| k.insts.len());
+                let case = format!("tree {depth}x{fanout}, pad {pad}, budget {budget}");
+                assert_eq!(format!("{with:?}"), format!("{without:?}"), "{case}");
+                let counted = budget_overflow(&m, k, body, budget);
+                match without {
+                    Err(IrError::InlineBudget { callee, .. }) => {
+                        assert_eq!(counted, Some(callee), "{case}");
+                        refused += 1;
+                    }
+                    Err(IrError::KernelSize { .. }) => {}
+                    other => assert!(counted.is_none(), "{case}: {other:?}"),
+                }
+            }
+            assert!(refused > 0, "tree {depth}x{fanout}: some budget is refused");
+        }
+    }
 }
