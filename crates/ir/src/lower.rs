@@ -21,7 +21,7 @@
 
 use crate::cfg::Cfg;
 use crate::error::IrError;
-use crate::ids::{BaseId, BlockId, RegId};
+use crate::ids::{BaseId, BlockId, InstId, RegId};
 use crate::kernel::{
     AddrBase, BaseInfo, BaseKind, Block, Guard, Inst, Kernel, Operand, Param, RegInfo, RegKind,
     Special, SrcLoc, Term,
@@ -67,6 +67,26 @@ pub fn lower_kernel_with_budget(
     lower_function(module, f, max_inlined)
 }
 
+/// [`lower_kernel_with_budget`] taking the module, which is dropped once the kernel is
+/// flattened and before it is cut into blocks: on a huge kernel the syntax tree is as large as
+/// the blocks, and the two need not be held together.
+pub fn lower_kernel_owned(
+    module: ast::Module,
+    name: &str,
+    max_inlined: usize,
+) -> Result<Kernel, IrError> {
+    let f = module
+        .kernels()
+        .find(|f| f.name == name)
+        .ok_or_else(|| IrError::NoSuchKernel {
+            name: name.to_string(),
+            known: module.kernels().map(|f| f.name.clone()).collect(),
+        })?;
+    let flat = flatten_function(&module, f, max_inlined, true)?;
+    drop(module);
+    flat.finish()
+}
+
 /// What a control-transfer instruction does, before labels are resolved.
 #[derive(Debug, Clone)]
 enum Ctl {
@@ -80,8 +100,11 @@ enum Ctl {
 
 enum Flat {
     Label(String),
-    Inst(Box<Inst>, Ctl),
-    Targets(String, Vec<String>),
+    /// An instruction of `Lowerer::insts`, which keeps them in order: on a huge kernel a
+    /// boxed copy here and the final list would hold every instruction twice.
+    Inst(InstId, Ctl),
+    /// A `.branchtargets` table (rare: boxed so that the common items stay small).
+    Targets(Box<(String, Vec<String>)>),
 }
 
 /// Per-function-instance naming scope.
@@ -109,6 +132,7 @@ struct Lowerer<'m> {
     params: Vec<Param>,
     instances: HashMap<String, u32>,
     out: Vec<Flat>,
+    insts: Vec<Inst>,
     loc: Option<SrcLoc>,
     max_inlined: usize,
 }
@@ -118,17 +142,31 @@ fn lower_function(
     f: &ast::Function,
     max_inlined: usize,
 ) -> Result<Kernel, IrError> {
-    lower_function_with(module, f, max_inlined, true)
+    flatten_function(module, f, max_inlined, true)?.finish()
 }
 
-/// `precount`: refuse a call graph whose expansion passes the budget before lowering it
-/// (off only in the test that checks the count against lowering).
-fn lower_function_with(
+/// A kernel flattened (calls inlined, names resolved) but not yet cut into blocks. It owns
+/// everything [`Flattened::finish`] needs, so the syntax tree may be dropped in between.
+struct Flattened {
+    name: String,
+    ptx_line: u32,
+    files: Vec<(u32, String)>,
+    params: Vec<Param>,
+    regs: Vec<RegInfo>,
+    bases: Vec<BaseInfo>,
+    out: Vec<Flat>,
+    insts: Vec<Inst>,
+}
+
+/// Inlines and resolves kernel `f` of `module`. `precount`: refuse a call graph whose
+/// expansion passes the budget before lowering it (off only in the test that checks the count
+/// against lowering).
+fn flatten_function(
     module: &ast::Module,
     f: &ast::Function,
     max_inlined: usize,
     precount: bool,
-) -> Result<Kernel, IrError> {
+) -> Result<Flattened, IrError> {
     let mut l = Lowerer {
         module,
         kernel: f,
@@ -139,6 +177,7 @@ fn lower_function_with(
         params: Vec::new(),
         instances: HashMap::new(),
         out: Vec::new(),
+        insts: Vec::new(),
         loc: None,
         max_inlined,
     };
@@ -190,7 +229,20 @@ fn lower_function_with(
     }
     l.declare(&mut scope, body);
     l.flatten(&scope, body)?;
-    l.finish()
+    Ok(Flattened {
+        name: f.name.clone(),
+        ptx_line: f.span.line,
+        files: module
+            .files
+            .iter()
+            .map(|f| (f.index, f.name.clone()))
+            .collect(),
+        params: l.params,
+        regs: l.regs,
+        bases: l.bases,
+        out: l.out,
+        insts: l.insts,
+    })
 }
 
 /// What flattening a body produces, from the call graph alone: `size` statements (labels,
@@ -418,6 +470,12 @@ impl<'m> Lowerer<'m> {
         }
     }
 
+    fn push_inst(&mut self, inst: Inst, ctl: Ctl) {
+        self.out
+            .push(Flat::Inst(InstId::from_index(self.insts.len()), ctl));
+        self.insts.push(inst);
+    }
+
     fn flatten(&mut self, scope: &Scope, stmts: &[ast::Statement]) -> Result<(), IrError> {
         for s in stmts {
             // The kernel's own body was counted before flattening; only copies are checked here.
@@ -441,12 +499,13 @@ impl<'m> Lowerer<'m> {
                 ast::Statement::Block(b, _) => self.flatten(scope, b)?,
                 ast::Statement::BranchTargets { label, targets, .. } => {
                     let t = targets.iter().map(|t| Self::label(scope, t)).collect();
-                    self.out.push(Flat::Targets(Self::label(scope, label), t));
+                    self.out
+                        .push(Flat::Targets(Box::new((Self::label(scope, label), t))));
                 }
                 ast::Statement::Inst(i) if i.op.is_call() => self.call(scope, i)?,
                 ast::Statement::Inst(i) => {
                     let (inst, ctl) = self.inst(scope, i)?;
-                    self.out.push(Flat::Inst(Box::new(inst), ctl));
+                    self.push_inst(inst, ctl);
                 }
                 ast::Statement::Reg(_)
                 | ast::Statement::Var(_)
@@ -566,8 +625,10 @@ impl<'m> Lowerer<'m> {
         }
         // The call itself stays as a node: it is an instruction the warp issues.
         let mut call_inst = self.base_inst(scope, i);
-        call_inst.operands.push(Operand::Sym(callee.clone()));
-        self.out.push(Flat::Inst(Box::new(call_inst), Ctl::None));
+        call_inst
+            .operands
+            .push(Operand::Sym(callee.as_str().into()));
+        self.push_inst(call_inst, Ctl::None);
 
         let mut chain = scope.chain.clone();
         chain.push(callee.clone());
@@ -614,12 +675,12 @@ impl<'m> Lowerer<'m> {
             inst.operands.push(op);
         }
         inst.ndefs = rets.len() as u8;
-        inst.operands.push(Operand::Sym(callee));
+        inst.operands.push(Operand::Sym(callee.into()));
         for o in args {
             let op = slot_operand(self, o);
             inst.operands.push(op);
         }
-        self.out.push(Flat::Inst(Box::new(inst), Ctl::None));
+        self.push_inst(inst, Ctl::None);
         Ok(())
     }
 
@@ -755,7 +816,7 @@ impl<'m> Lowerer<'m> {
     fn sym_value(&mut self, scope: &Scope, s: &str, offset: i64) -> Operand {
         match self.var_base(scope, s) {
             Some(base) => Operand::Base { base, offset },
-            None => Operand::Sym(s.to_string()),
+            None => Operand::Sym(s.into()),
         }
     }
 
@@ -783,10 +844,12 @@ impl<'m> Lowerer<'m> {
             }
         }
     }
+}
 
+impl Flattened {
     /// Splits the flat list into blocks and resolves labels.
     fn finish(self) -> Result<Kernel, IrError> {
-        let kname = self.kernel.name.clone();
+        let kname = self.name;
         // Pass 1: block boundaries and label -> block.
         let mut labels: HashMap<String, BlockId> = HashMap::new();
         let mut tables: HashMap<String, Vec<String>> = HashMap::new();
@@ -824,8 +887,8 @@ impl<'m> Lowerer<'m> {
                         open_has_inst = false;
                     }
                 }
-                Flat::Targets(name, t) => {
-                    tables.insert(name.clone(), t.clone());
+                Flat::Targets(table) => {
+                    tables.insert(table.0.clone(), table.1.clone());
                     block_of_item.push(None);
                 }
             }
@@ -842,13 +905,7 @@ impl<'m> Lowerer<'m> {
             })
             .collect();
         let mut ctls: Vec<Option<Ctl>> = vec![None; nblocks];
-        // Sized once: growing by doubling would hold up to twice the instructions at once.
-        let n_insts = self
-            .out
-            .iter()
-            .filter(|i| matches!(i, Flat::Inst(..)))
-            .count();
-        let mut insts: Vec<Inst> = Vec::with_capacity(n_insts);
+        let mut insts = self.insts;
         for (item, b) in self.out.into_iter().zip(block_of_item) {
             let Some(b) = b else { continue };
             match item {
@@ -857,10 +914,8 @@ impl<'m> Lowerer<'m> {
                         blocks[b.index()].label = Some(name);
                     }
                 }
-                Flat::Inst(mut inst, ctl) => {
-                    inst.block = b;
-                    let id = crate::ids::InstId::from_index(insts.len());
-                    insts.push(*inst);
+                Flat::Inst(id, ctl) => {
+                    insts[id.index()].block = b;
                     blocks[b.index()].insts.push(id);
                     if !matches!(ctl, Ctl::None) {
                         ctls[b.index()] = Some(ctl);
@@ -956,13 +1011,8 @@ impl<'m> Lowerer<'m> {
             blocks,
             regs: self.regs,
             bases: self.bases,
-            files: self
-                .module
-                .files
-                .iter()
-                .map(|f| (f.index, f.name.clone()))
-                .collect(),
-            ptx_line: self.kernel.span.line,
+            files: self.files,
+            ptx_line: self.ptx_line,
             cfg,
         })
     }
@@ -1157,6 +1207,20 @@ mod tests {
         s + " ret;\n}\n"
     }
 
+    #[test]
+    fn lowering_an_owned_module_gives_the_same_kernel() {
+        let text = tree(4, 2, 2, 1, 3);
+        let m = ptx::parse(&text).unwrap();
+        let borrowed = lower_kernel_with_budget(&m, "k", 10_000).unwrap();
+        let owned = lower_kernel_owned(m, "k", 10_000).unwrap();
+        assert_eq!(format!("{owned:?}"), format!("{borrowed:?}"));
+        let m = ptx::parse(&text).unwrap();
+        assert!(matches!(
+            lower_kernel_owned(m, "nope", 10_000),
+            Err(IrError::NoSuchKernel { .. })
+        ));
+    }
+
     /// The budget refused from the call graph is exactly the one lowering would hit: the
     /// same outcome and the same callee for every budget around the kernel's expanded size.
     #[test]
@@ -1169,15 +1233,20 @@ mod tests {
         ] {
             let m = ptx::parse(&tree(depth, fanout, pad, lead, tail)).unwrap();
             let k = m.kernels().next().unwrap();
-            let full = lower_function_with(&m, k, usize::MAX, false)
+            let full = flatten_function(&m, k, usize::MAX, false)
+                .and_then(Flattened::finish)
                 .unwrap()
                 .insts
                 .len();
             let body = k.body.as_deref().unwrap();
             let mut refused = 0;
             for budget in 0..full + 8 {
-                let with = lower_function_with(&m, k, budget, true).map(|k| k.insts.len());
-                let without = lower_function_with(&m, k, budget, false).map(|k| k.insts.len());
+                let with = flatten_function(&m, k, budget, true)
+                    .and_then(Flattened::finish)
+                    .map(|k| k.insts.len());
+                let without = flatten_function(&m, k, budget, false)
+                    .and_then(Flattened::finish)
+                    .map(|k| k.insts.len());
                 let case = format!("tree {depth}x{fanout}, pad {pad}, budget {budget}");
                 assert_eq!(format!("{with:?}"), format!("{without:?}"), "{case}");
                 let counted = budget_overflow(&m, k, body, budget);
