@@ -15,7 +15,8 @@
 //!
 //! Deterministic for a seed. A panic is caught, counted and its input written under
 //! `target/fuzz-findings/`; the run fails at the end if any input panicked. The slowest input
-//! is reported (each must end within seconds). `fuzz_back replay TARGET FILE [DRAWS]` drives a saved
+//! is reported (each must end within seconds); with `FUZZ_SLOW_MS=N` in the environment every
+//! input taking N ms or more is written under `target/fuzz-slow/`, to profile. `fuzz_back replay TARGET FILE [DRAWS]` drives a saved
 //! input under 10,000 draws of launch, GPU and metrics, printing the first panic.
 
 #[allow(dead_code)]
@@ -399,11 +400,20 @@ fn run(target: &str, count: u64, seed: u64, c: &Corpus) -> u64 {
     let mut slowest = (Duration::ZERO, 0u64);
     let t = Instant::now();
     let findings = root().join("target/fuzz-findings");
+    let slow: Option<u128> = std::env::var("FUZZ_SLOW_MS")
+        .ok()
+        .and_then(|v| v.parse().ok());
     for i in 0..count {
         let text = input(target, c, &mut rng);
         let start = Instant::now();
         let out = catch_unwind(AssertUnwindSafe(|| drive(target, &text, c, &mut rng)));
         let took = start.elapsed();
+        if slow.is_some_and(|ms| took.as_millis() >= ms) {
+            let d = root().join("target/fuzz-slow");
+            let _ = std::fs::create_dir_all(&d);
+            let name = format!("{target}-{seed}-{i}-{}ms.txt", took.as_millis());
+            let _ = std::fs::write(d.join(name), &text);
+        }
         if took > slowest.0 {
             slowest = (took, i);
         }
@@ -415,6 +425,14 @@ fn run(target: &str, count: u64, seed: u64, c: &Corpus) -> u64 {
                 let _ = std::fs::create_dir_all(&findings);
                 let _ = std::fs::write(findings.join(format!("{target}-{seed}-{i}.txt")), &text);
             }
+        }
+        // Progress on stderr, so a long run that is stopped still tells how far it got clean.
+        if i % 50_000 == 49_999 {
+            eprintln!(
+                "{target}: {} inputs (seed {seed}), {panics} panics, {:?}",
+                i + 1,
+                t.elapsed()
+            );
         }
     }
     println!(

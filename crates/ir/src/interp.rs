@@ -435,6 +435,23 @@ fn bit_field(ty: IntTy, a: u64, pos: u64, len: u64) -> u64 {
     ty.wrap(d)
 }
 
+/// True when no instruction of `kernel` reads an index that differs between threads
+/// (`%tid`, `%ctaid`, `%laneid`, `%warpid`): a [`ThreadState`] reads its thread only through
+/// those, so every thread of every block then computes the same values on the same path.
+pub(crate) fn thread_invariant(kernel: &Kernel) -> bool {
+    fn varies(o: &Operand) -> bool {
+        match o {
+            Operand::Special(s) => matches!(
+                s,
+                Special::Tid(_) | Special::Ctaid(_) | Special::LaneId | Special::WarpId
+            ),
+            Operand::Vector(v) => v.iter().any(varies),
+            _ => false,
+        }
+    }
+    !kernel.insts.iter().any(|i| i.operands.iter().any(varies))
+}
+
 fn as_bool(v: Value) -> Option<bool> {
     match v {
         Value::Int(v) => Some(v & 1 == 1),

@@ -84,10 +84,11 @@ pub enum Operand {
     },
     /// `!%p` as a source.
     NotPred(RegId),
-    /// `{a, b, ...}`.
-    Vector(Vec<Operand>),
+    /// `{a, b, ...}`. Boxed slices rather than `Vec`/`String` keep an operand at 24 bytes:
+    /// every instruction holds four inline, and a kernel may hold millions of instructions.
+    Vector(Box<[Operand]>),
     /// A label or other symbol the IR does not resolve further.
-    Sym(String),
+    Sym(Box<str>),
     /// `_`.
     Sink,
 }

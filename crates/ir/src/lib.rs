@@ -43,7 +43,8 @@ pub use kernel::{
 };
 pub use loops::{Loop, LoopError, LoopForest, MAX_LOOP_DEPTH, MAX_LOOP_MEMBERSHIPS};
 pub use lower::{
-    lower_all, lower_kernel, lower_kernel_with_budget, DEFAULT_INLINE_BUDGET, MAX_CALL_DEPTH,
+    lower_all, lower_kernel, lower_kernel_owned, lower_kernel_with_budget, DEFAULT_INLINE_BUDGET,
+    MAX_CALL_DEPTH,
 };
 pub use sem::{Cmp, IntTy, Sem};
 pub use trips::{

@@ -105,24 +105,37 @@ impl LoopForest {
         }
         headers.sort_by_key(|(h, _)| rpo_index[h.index()]);
 
+        // Loops are built outer before inner (header RPO: a loop's header dominates the headers
+        // of the loops nested in it), so when loop k is built, the last loop built that holds
+        // its header is its parent, and its depth is known before any deeper body is built: a
+        // nest past the depth limit is refused after MAX_LOOP_DEPTH bodies, not after all.
         let mut mark = vec![usize::MAX; n];
         let mut memberships = 0usize;
+        let mut innermost: Vec<Option<LoopId>> = vec![None; n];
         let mut loops: Vec<Loop> = Vec::with_capacity(headers.len());
         for (k, (header, mut latches)) in headers.into_iter().enumerate() {
+            let parent = innermost[header.index()];
+            let depth = parent.map_or(1, |p| loops[p.index()].depth + 1);
+            if depth > MAX_LOOP_DEPTH {
+                return Err(LoopError::TooDeep { header });
+            }
             latches.sort();
             latches.dedup();
             let budget = MAX_LOOP_MEMBERSHIPS - memberships;
             let blocks = natural_loop(cfg, dom, header, &latches, &mut mark, k, budget)
                 .ok_or(LoopError::TooLarge { header })?;
             memberships += blocks.len();
+            for &b in &blocks {
+                innermost[b.index()] = Some(LoopId::from_index(k));
+            }
             loops.push(Loop {
                 header,
                 latches,
                 blocks,
                 exits: Vec::new(),
-                parent: None,
+                parent,
                 children: Vec::new(),
-                depth: 0,
+                depth,
             });
         }
         for l in &mut loops {
@@ -136,41 +149,14 @@ impl LoopForest {
             }
             l.exits = exits;
         }
-
-        // Parent = smallest strictly-containing loop. Headers are distinct, so containment of
-        // the header decides containment of the loop (natural loops nest or are disjoint).
-        // A strictly containing loop is strictly larger, so visiting loops largest first
-        // leaves in `innermost[header]` the smallest loop containing it seen so far: its parent.
-        let count = loops.len();
-        let mut by_size: Vec<usize> = (0..count).collect();
-        by_size.sort_by_key(|&i| std::cmp::Reverse(loops[i].blocks.len()));
-        let mut innermost: Vec<Option<LoopId>> = vec![None; n];
-        for &i in &by_size {
-            loops[i].parent = innermost[loops[i].header.index()];
-            for &b in &loops[i].blocks {
-                innermost[b.index()] = Some(LoopId::from_index(i));
-            }
-        }
         let mut roots = Vec::new();
-        for i in 0..count {
+        for i in 0..loops.len() {
             match loops[i].parent {
                 Some(p) => {
                     let id = LoopId::from_index(i);
                     loops[p.index()].children.push(id);
                 }
                 None => roots.push(LoopId::from_index(i)),
-            }
-        }
-        // Parents precede children in id order (header RPO), so one pass fixes depths.
-        for i in 0..count {
-            loops[i].depth = match loops[i].parent {
-                Some(p) => loops[p.index()].depth + 1,
-                None => 1,
-            };
-            if loops[i].depth > MAX_LOOP_DEPTH {
-                return Err(LoopError::TooDeep {
-                    header: loops[i].header,
-                });
             }
         }
         Ok(Self {

@@ -21,7 +21,7 @@
 
 use crate::cfg::Cfg;
 use crate::error::IrError;
-use crate::ids::{BaseId, BlockId, RegId};
+use crate::ids::{BaseId, BlockId, InstId, RegId};
 use crate::kernel::{
     AddrBase, BaseInfo, BaseKind, Block, Guard, Inst, Kernel, Operand, Param, RegInfo, RegKind,
     Special, SrcLoc, Term,
@@ -67,6 +67,26 @@ pub fn lower_kernel_with_budget(
     lower_function(module, f, max_inlined)
 }
 
+/// [`lower_kernel_with_budget`] taking the module, which is dropped once the kernel is
+/// flattened and before it is cut into blocks: on a huge kernel the syntax tree is as large as
+/// the blocks, and the two need not be held together.
+pub fn lower_kernel_owned(
+    module: ast::Module,
+    name: &str,
+    max_inlined: usize,
+) -> Result<Kernel, IrError> {
+    let f = module
+        .kernels()
+        .find(|f| f.name == name)
+        .ok_or_else(|| IrError::NoSuchKernel {
+            name: name.to_string(),
+            known: module.kernels().map(|f| f.name.clone()).collect(),
+        })?;
+    let flat = flatten_function(&module, f, max_inlined, true)?;
+    drop(module);
+    flat.finish()
+}
+
 /// What a control-transfer instruction does, before labels are resolved.
 #[derive(Debug, Clone)]
 enum Ctl {
@@ -80,8 +100,11 @@ enum Ctl {
 
 enum Flat {
     Label(String),
-    Inst(Box<Inst>, Ctl),
-    Targets(String, Vec<String>),
+    /// An instruction of `Lowerer::insts`, which keeps them in order: on a huge kernel a
+    /// boxed copy here and the final list would hold every instruction twice.
+    Inst(InstId, Ctl),
+    /// A `.branchtargets` table (rare: boxed so that the common items stay small).
+    Targets(Box<(String, Vec<String>)>),
 }
 
 /// Per-function-instance naming scope.
@@ -109,6 +132,7 @@ struct Lowerer<'m> {
     params: Vec<Param>,
     instances: HashMap<String, u32>,
     out: Vec<Flat>,
+    insts: Vec<Inst>,
     loc: Option<SrcLoc>,
     max_inlined: usize,
 }
@@ -118,6 +142,31 @@ fn lower_function(
     f: &ast::Function,
     max_inlined: usize,
 ) -> Result<Kernel, IrError> {
+    flatten_function(module, f, max_inlined, true)?.finish()
+}
+
+/// A kernel flattened (calls inlined, names resolved) but not yet cut into blocks. It owns
+/// everything [`Flattened::finish`] needs, so the syntax tree may be dropped in between.
+struct Flattened {
+    name: String,
+    ptx_line: u32,
+    files: Vec<(u32, String)>,
+    params: Vec<Param>,
+    regs: Vec<RegInfo>,
+    bases: Vec<BaseInfo>,
+    out: Vec<Flat>,
+    insts: Vec<Inst>,
+}
+
+/// Inlines and resolves kernel `f` of `module`. `precount`: refuse a call graph whose
+/// expansion passes the budget before lowering it (off only in the test that checks the count
+/// against lowering).
+fn flatten_function(
+    module: &ast::Module,
+    f: &ast::Function,
+    max_inlined: usize,
+    precount: bool,
+) -> Result<Flattened, IrError> {
     let mut l = Lowerer {
         module,
         kernel: f,
@@ -128,6 +177,7 @@ fn lower_function(
         params: Vec::new(),
         instances: HashMap::new(),
         out: Vec::new(),
+        insts: Vec::new(),
         loc: None,
         max_inlined,
     };
@@ -168,9 +218,176 @@ fn lower_function(
             budget: max_inlined,
         });
     }
+    // A call tree that doubles at each level reaches the budget only after lowering it in
+    // full; its expanded size is known from the call graph alone, so it is refused first.
+    if let Some(callee) = budget_overflow(module, f, body, max_inlined).filter(|_| precount) {
+        return Err(IrError::InlineBudget {
+            kernel: f.name.clone(),
+            budget: max_inlined,
+            callee,
+        });
+    }
     l.declare(&mut scope, body);
     l.flatten(&scope, body)?;
-    l.finish()
+    Ok(Flattened {
+        name: f.name.clone(),
+        ptx_line: f.span.line,
+        files: module
+            .files
+            .iter()
+            .map(|f| (f.index, f.name.clone()))
+            .collect(),
+        params: l.params,
+        regs: l.regs,
+        bases: l.bases,
+        out: l.out,
+        insts: l.insts,
+    })
+}
+
+/// What flattening a body produces, from the call graph alone: `size` statements (labels,
+/// instructions, inlined copies and their return labels) and, when the body has statements,
+/// the count at the start of its last one relative to the body's start (`Lowerer::flatten`
+/// checks the budget at the start of every inlined statement, so that is where the count
+/// peaks among the checks).
+#[derive(Clone, Copy)]
+struct Expansion {
+    size: u64,
+    last_check: Option<u64>,
+}
+
+/// The top-level callee of `kernel` during whose inlining [`Lowerer::flatten`] would first
+/// find more than `budget` statements, computed without lowering (each function's expansion
+/// once); `None` when the budget holds or the call graph has something lowering reports
+/// itself (an unknown or indirect callee, recursion, calls nested past [`MAX_CALL_DEPTH`]).
+fn budget_overflow(
+    module: &ast::Module,
+    kernel: &ast::Function,
+    body: &[ast::Statement],
+    budget: usize,
+) -> Option<String> {
+    let mut memo: HashMap<String, Option<Expansion>> = HashMap::new();
+    memo.insert(kernel.name.clone(), None);
+    let mut count = 0u64;
+    top_level_overflow(module, body, budget as u64, &mut memo, &mut count)
+}
+
+/// The kernel's own statements (not checked against the budget, see `Lowerer::flatten`),
+/// `count` advanced past each; the first call whose body's checks pass `budget` is named.
+fn top_level_overflow(
+    module: &ast::Module,
+    stmts: &[ast::Statement],
+    budget: u64,
+    memo: &mut HashMap<String, Option<Expansion>>,
+    count: &mut u64,
+) -> Option<String> {
+    for s in stmts {
+        match s {
+            ast::Statement::Block(b, _) => {
+                if let Some(c) = top_level_overflow(module, b, budget, memo, count) {
+                    return Some(c);
+                }
+            }
+            ast::Statement::Inst(i) if i.op.is_call() => {
+                let (callee, e) = callee_expansion(module, i, memo, 1)?;
+                *count = count.saturating_add(1);
+                if let Some(e) = e {
+                    if e.last_check
+                        .is_some_and(|x| count.saturating_add(x) > budget)
+                    {
+                        return Some(callee);
+                    }
+                    *count = count.saturating_add(e.size).saturating_add(1);
+                }
+            }
+            s => *count = count.saturating_add(produced(s)),
+        }
+    }
+    None
+}
+
+/// Statements a non-call, non-scope statement adds when flattened.
+fn produced(s: &ast::Statement) -> u64 {
+    match s {
+        ast::Statement::Label { .. }
+        | ast::Statement::Inst(_)
+        | ast::Statement::BranchTargets { .. } => 1,
+        _ => 0,
+    }
+}
+
+/// The callee of a direct call and its expansion (`None` for a system call, which stays one
+/// instruction); `None` overall when lowering would refuse the call itself.
+fn callee_expansion(
+    module: &ast::Module,
+    i: &ast::Instruction,
+    memo: &mut HashMap<String, Option<Expansion>>,
+    depth: usize,
+) -> Option<(String, Option<Expansion>)> {
+    // The callee is the first symbol operand; a register before it is an indirect call.
+    let callee = i.operands.iter().find_map(|o| match o {
+        ast::Operand::Sym(s) => Some(Some(s)),
+        ast::Operand::Reg(_) => Some(None),
+        _ => None,
+    })??;
+    let f = module.function(callee)?;
+    let Some(body) = f.body.as_deref() else {
+        return SYSTEM_CALLS
+            .contains(&callee.as_str())
+            .then(|| (callee.clone(), None));
+    };
+    if depth > MAX_CALL_DEPTH {
+        return None;
+    }
+    let e = match memo.get(callee) {
+        // Being expanded: recursion, which lowering reports by name.
+        Some(None) => return None,
+        Some(Some(e)) => *e,
+        None => {
+            memo.insert(callee.clone(), None);
+            let e = expansion(module, body, memo, depth)?;
+            memo.insert(callee.clone(), Some(e));
+            e
+        }
+    };
+    Some((callee.clone(), Some(e)))
+}
+
+/// The [`Expansion`] of an inlined body at call depth `depth`.
+fn expansion(
+    module: &ast::Module,
+    stmts: &[ast::Statement],
+    memo: &mut HashMap<String, Option<Expansion>>,
+    depth: usize,
+) -> Option<Expansion> {
+    let mut at = 0u64;
+    let mut last_check = None;
+    for s in stmts {
+        last_check = Some(at);
+        match s {
+            ast::Statement::Block(b, _) => {
+                let e = expansion(module, b, memo, depth)?;
+                if let Some(x) = e.last_check {
+                    last_check = Some(at.saturating_add(x));
+                }
+                at = at.saturating_add(e.size);
+            }
+            ast::Statement::Inst(i) if i.op.is_call() => {
+                at = at.saturating_add(1);
+                if let (_, Some(e)) = callee_expansion(module, i, memo, depth + 1)? {
+                    if let Some(x) = e.last_check {
+                        last_check = Some(at.saturating_add(x));
+                    }
+                    at = at.saturating_add(e.size).saturating_add(1);
+                }
+            }
+            s => at = at.saturating_add(produced(s)),
+        }
+    }
+    Some(Expansion {
+        size: at,
+        last_check,
+    })
 }
 
 /// Instructions and labels of a body, nested scopes included.
@@ -253,6 +470,12 @@ impl<'m> Lowerer<'m> {
         }
     }
 
+    fn push_inst(&mut self, inst: Inst, ctl: Ctl) {
+        self.out
+            .push(Flat::Inst(InstId::from_index(self.insts.len()), ctl));
+        self.insts.push(inst);
+    }
+
     fn flatten(&mut self, scope: &Scope, stmts: &[ast::Statement]) -> Result<(), IrError> {
         for s in stmts {
             // The kernel's own body was counted before flattening; only copies are checked here.
@@ -276,12 +499,13 @@ impl<'m> Lowerer<'m> {
                 ast::Statement::Block(b, _) => self.flatten(scope, b)?,
                 ast::Statement::BranchTargets { label, targets, .. } => {
                     let t = targets.iter().map(|t| Self::label(scope, t)).collect();
-                    self.out.push(Flat::Targets(Self::label(scope, label), t));
+                    self.out
+                        .push(Flat::Targets(Box::new((Self::label(scope, label), t))));
                 }
                 ast::Statement::Inst(i) if i.op.is_call() => self.call(scope, i)?,
                 ast::Statement::Inst(i) => {
                     let (inst, ctl) = self.inst(scope, i)?;
-                    self.out.push(Flat::Inst(Box::new(inst), ctl));
+                    self.push_inst(inst, ctl);
                 }
                 ast::Statement::Reg(_)
                 | ast::Statement::Var(_)
@@ -401,8 +625,10 @@ impl<'m> Lowerer<'m> {
         }
         // The call itself stays as a node: it is an instruction the warp issues.
         let mut call_inst = self.base_inst(scope, i);
-        call_inst.operands.push(Operand::Sym(callee.clone()));
-        self.out.push(Flat::Inst(Box::new(call_inst), Ctl::None));
+        call_inst
+            .operands
+            .push(Operand::Sym(callee.as_str().into()));
+        self.push_inst(call_inst, Ctl::None);
 
         let mut chain = scope.chain.clone();
         chain.push(callee.clone());
@@ -449,12 +675,12 @@ impl<'m> Lowerer<'m> {
             inst.operands.push(op);
         }
         inst.ndefs = rets.len() as u8;
-        inst.operands.push(Operand::Sym(callee));
+        inst.operands.push(Operand::Sym(callee.into()));
         for o in args {
             let op = slot_operand(self, o);
             inst.operands.push(op);
         }
-        self.out.push(Flat::Inst(Box::new(inst), Ctl::None));
+        self.push_inst(inst, Ctl::None);
         Ok(())
     }
 
@@ -590,7 +816,7 @@ impl<'m> Lowerer<'m> {
     fn sym_value(&mut self, scope: &Scope, s: &str, offset: i64) -> Operand {
         match self.var_base(scope, s) {
             Some(base) => Operand::Base { base, offset },
-            None => Operand::Sym(s.to_string()),
+            None => Operand::Sym(s.into()),
         }
     }
 
@@ -618,10 +844,12 @@ impl<'m> Lowerer<'m> {
             }
         }
     }
+}
 
+impl Flattened {
     /// Splits the flat list into blocks and resolves labels.
     fn finish(self) -> Result<Kernel, IrError> {
-        let kname = self.kernel.name.clone();
+        let kname = self.name;
         // Pass 1: block boundaries and label -> block.
         let mut labels: HashMap<String, BlockId> = HashMap::new();
         let mut tables: HashMap<String, Vec<String>> = HashMap::new();
@@ -659,8 +887,8 @@ impl<'m> Lowerer<'m> {
                         open_has_inst = false;
                     }
                 }
-                Flat::Targets(name, t) => {
-                    tables.insert(name.clone(), t.clone());
+                Flat::Targets(table) => {
+                    tables.insert(table.0.clone(), table.1.clone());
                     block_of_item.push(None);
                 }
             }
@@ -677,13 +905,7 @@ impl<'m> Lowerer<'m> {
             })
             .collect();
         let mut ctls: Vec<Option<Ctl>> = vec![None; nblocks];
-        // Sized once: growing by doubling would hold up to twice the instructions at once.
-        let n_insts = self
-            .out
-            .iter()
-            .filter(|i| matches!(i, Flat::Inst(..)))
-            .count();
-        let mut insts: Vec<Inst> = Vec::with_capacity(n_insts);
+        let mut insts = self.insts;
         for (item, b) in self.out.into_iter().zip(block_of_item) {
             let Some(b) = b else { continue };
             match item {
@@ -692,10 +914,8 @@ impl<'m> Lowerer<'m> {
                         blocks[b.index()].label = Some(name);
                     }
                 }
-                Flat::Inst(mut inst, ctl) => {
-                    inst.block = b;
-                    let id = crate::ids::InstId::from_index(insts.len());
-                    insts.push(*inst);
+                Flat::Inst(id, ctl) => {
+                    insts[id.index()].block = b;
                     blocks[b.index()].insts.push(id);
                     if !matches!(ctl, Ctl::None) {
                         ctls[b.index()] = Some(ctl);
@@ -791,13 +1011,8 @@ impl<'m> Lowerer<'m> {
             blocks,
             regs: self.regs,
             bases: self.bases,
-            files: self
-                .module
-                .files
-                .iter()
-                .map(|f| (f.index, f.name.clone()))
-                .collect(),
-            ptx_line: self.kernel.span.line,
+            files: self.files,
+            ptx_line: self.ptx_line,
             cfg,
         })
     }
@@ -948,4 +1163,104 @@ pub(crate) fn decode(op: &ast::Op) -> (Sem, Option<IntTy>) {
         return (Sem::Other, None);
     }
     (sem, ty)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A module where `f{i}` calls `f{i+1}` `fanout` times between `pad` instructions, some in
+    /// nested scopes, with a system call and labels; the kernel calls `f0` after `lead`
+    /// instructions and has `tail` more after it.
+    fn tree(depth: usize, fanout: usize, pad: usize, lead: usize, tail: usize) -> String {
+        let mut s = String::from(
+            ".version 7.0\n.target sm_80\n.address_size 64\n\
+             .extern .func (.param .b32 r) vprintf (.param .b64 a, .param .b64 b);\n",
+        );
+        for i in (0..depth).rev() {
+            s += &format!(".func f{i}()\n{{\n .reg .b32 %r<2>;\n");
+            for k in 0..pad {
+                s += &format!("A{k}:\n add.s32 %r1, %r1, 1;\n");
+            }
+            if i + 1 < depth {
+                for k in 0..fanout {
+                    if k % 2 == 1 {
+                        s += &format!(" {{\n call f{}, ();\n }}\n", i + 1);
+                    } else {
+                        s += &format!(" call f{}, ();\n", i + 1);
+                    }
+                }
+            }
+            if i % 3 == 0 {
+                s += " {\n .param .b32 r;\n .param .b64 a;\n .param .b64 b;\n \
+                      call (r), vprintf, (a, b);\n }\n";
+            }
+            s += " ret;\n}\n";
+        }
+        s += ".visible .entry k()\n{\n .reg .b32 %r<2>;\n";
+        for _ in 0..lead {
+            s += " add.s32 %r1, %r1, 1;\n";
+        }
+        s += " {\n call f0, ();\n }\n";
+        for _ in 0..tail {
+            s += " add.s32 %r1, %r1, 1;\n";
+        }
+        s + " ret;\n}\n"
+    }
+
+    #[test]
+    fn lowering_an_owned_module_gives_the_same_kernel() {
+        let text = tree(4, 2, 2, 1, 3);
+        let m = ptx::parse(&text).unwrap();
+        let borrowed = lower_kernel_with_budget(&m, "k", 10_000).unwrap();
+        let owned = lower_kernel_owned(m, "k", 10_000).unwrap();
+        assert_eq!(format!("{owned:?}"), format!("{borrowed:?}"));
+        let m = ptx::parse(&text).unwrap();
+        assert!(matches!(
+            lower_kernel_owned(m, "nope", 10_000),
+            Err(IrError::NoSuchKernel { .. })
+        ));
+    }
+
+    /// The budget refused from the call graph is exactly the one lowering would hit: the
+    /// same outcome and the same callee for every budget around the kernel's expanded size.
+    #[test]
+    fn the_precount_refuses_exactly_what_lowering_refuses() {
+        for (depth, fanout, pad, lead, tail) in [
+            (1, 1, 3, 0, 0),
+            (4, 2, 2, 1, 5),
+            (6, 3, 0, 4, 40),
+            (5, 2, 5, 0, 200),
+        ] {
+            let m = ptx::parse(&tree(depth, fanout, pad, lead, tail)).unwrap();
+            let k = m.kernels().next().unwrap();
+            let full = flatten_function(&m, k, usize::MAX, false)
+                .and_then(Flattened::finish)
+                .unwrap()
+                .insts
+                .len();
+            let body = k.body.as_deref().unwrap();
+            let mut refused = 0;
+            for budget in 0..full + 8 {
+                let with = flatten_function(&m, k, budget, true)
+                    .and_then(Flattened::finish)
+                    .map(|k| k.insts.len());
+                let without = flatten_function(&m, k, budget, false)
+                    .and_then(Flattened::finish)
+                    .map(|k| k.insts.len());
+                let case = format!("tree {depth}x{fanout}, pad {pad}, budget {budget}");
+                assert_eq!(format!("{with:?}"), format!("{without:?}"), "{case}");
+                let counted = budget_overflow(&m, k, body, budget);
+                match without {
+                    Err(IrError::InlineBudget { callee, .. }) => {
+                        assert_eq!(counted, Some(callee), "{case}");
+                        refused += 1;
+                    }
+                    Err(IrError::KernelSize { .. }) => {}
+                    other => assert!(counted.is_none(), "{case}: {other:?}"),
+                }
+            }
+            assert!(refused > 0, "tree {depth}x{fanout}: some budget is refused");
+        }
+    }
 }

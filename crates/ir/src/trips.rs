@@ -20,7 +20,7 @@ use crate::analysis::Analysis;
 use crate::error::IrError;
 use crate::ids::{BlockId, LoopId};
 use crate::induction::Induction;
-use crate::interp::{BoundLaunch, ThreadState, Value};
+use crate::interp::{thread_invariant, BoundLaunch, ThreadState, Value};
 use crate::joint::{self, ClassCounts};
 use crate::kernel::{Kernel, Term};
 use serde::Serialize;
@@ -384,14 +384,19 @@ fn sample_threads(launch: &BoundLaunch) -> Vec<([u32; 3], Vec<[u32; 3]>)> {
 
 /// Per-thread counts of an induction over the sampled threads; `Err` when some thread that
 /// reaches the loop cannot evaluate it, `Ok(None)` when no sampled thread reaches it.
+/// `invariant`: every thread computes the same values ([`thread_invariant`]), so the
+/// first sampled thread's counts stand for all of them (one walk instead of one a thread; the
+/// statistics are the same as walking each).
 fn induction_stats(
     kernel: &Kernel,
     an: &Analysis,
     launch: &BoundLaunch,
     l: LoopId,
     iv: &Induction,
+    invariant: bool,
 ) -> Result<Option<TripStats>, ()> {
     let reach = reaching(kernel, an.loops.get(l).header);
+    let mut first: Option<Vec<u64>> = None;
     let mut min = u64::MAX;
     let mut max = 0;
     let mut threads = 0u64;
@@ -403,21 +408,33 @@ fn induction_stats(
             // Entry e of every lane forms the warp's e-th entry (lanes on one path).
             let mut wmax: Vec<u64> = Vec::new();
             for &tid in warp {
-                let states = entry_states_with(
-                    kernel,
-                    an,
-                    launch,
-                    ctaid,
-                    tid,
-                    l,
-                    &reach,
-                    ENTRIES_PER_THREAD,
-                );
-                if !states.is_empty() {
+                let counts = match &first {
+                    Some(c) if invariant => c.clone(),
+                    _ => {
+                        let states = entry_states_with(
+                            kernel,
+                            an,
+                            launch,
+                            ctaid,
+                            tid,
+                            l,
+                            &reach,
+                            ENTRIES_PER_THREAD,
+                        );
+                        let c = states
+                            .iter()
+                            .map(|st| iv.trips(st).ok_or(()))
+                            .collect::<Result<Vec<u64>, ()>>()?;
+                        if invariant && first.is_none() {
+                            first = Some(c.clone());
+                        }
+                        c
+                    }
+                };
+                if !counts.is_empty() {
                     threads += 1;
                 }
-                for (e, st) in states.iter().enumerate() {
-                    let t = iv.trips(st).ok_or(())?;
+                for (e, &t) in counts.iter().enumerate() {
                     min = min.min(t);
                     max = max.max(t);
                     if e < wmax.len() {
@@ -485,12 +502,13 @@ pub fn resolve_trips(
             stats: None,
         });
     }
+    let invariant = thread_invariant(kernel);
     for l in an.loops.ids() {
         if out[l.index()].is_some() {
             continue;
         }
         let Some(iv) = an.induction(l) else { continue };
-        match induction_stats(kernel, an, launch, l, iv) {
+        match induction_stats(kernel, an, launch, l, iv, invariant) {
             Ok(Some(stats)) => {
                 if iv.other_exits {
                     warnings.push(Warning {
@@ -813,4 +831,56 @@ pub fn parse_trips_table(text: &str, file: &str) -> Result<Vec<(String, Explicit
         ));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::interp::Launch;
+
+    /// Two nested loops, the inner one triangular (bound = the outer counter), with no index
+    /// that differs between threads, launched over two blocks of 96 threads.
+    fn invariant_kernel() -> (Kernel, Analysis, BoundLaunch) {
+        let text = ".version 7.0\n.target sm_80\n.address_size 64\n\
+            .visible .entry k(.param .u32 n)\n{\n .reg .pred %p<3>;\n .reg .b32 %r<4>;\n \
+            ld.param.u32 %r3, [n];\n mov.u32 %r1, 0;\nOUTER:\n mov.u32 %r2, 0;\nINNER:\n \
+            add.u32 %r2, %r2, 1;\n setp.lt.u32 %p2, %r2, %r1;\n @%p2 bra INNER;\n \
+            add.u32 %r1, %r1, 1;\n setp.lt.u32 %p1, %r1, %r3;\n @%p1 bra OUTER;\n ret;\n}\n";
+        let module = ptx::parse(text).unwrap();
+        let k = crate::lower_kernel(&module, "k").unwrap();
+        let an = crate::analyze(&k).unwrap();
+        let launch = Launch {
+            grid: [2, 1, 1],
+            block: [96, 1, 1],
+            params: vec![("n".into(), 11)],
+        }
+        .bind(&k)
+        .unwrap();
+        (k, an, launch)
+    }
+
+    #[test]
+    fn thread_invariant_kernels_give_the_same_stats_from_one_walk() {
+        let (k, an, launch) = invariant_kernel();
+        assert!(thread_invariant(&k));
+        assert_eq!(an.loops.len(), 2);
+        for l in an.loops.ids() {
+            let iv = an.induction(l).expect("both loops are counted");
+            let once = induction_stats(&k, &an, &launch, l, iv, true).unwrap();
+            let each = induction_stats(&k, &an, &launch, l, iv, false).unwrap();
+            assert_eq!(once, each);
+            assert_eq!(once.unwrap().threads, 192);
+        }
+    }
+
+    #[test]
+    fn a_kernel_reading_its_thread_index_is_not_invariant() {
+        let text = ".version 7.0\n.target sm_80\n.address_size 64\n\
+            .visible .entry k()\n{\n .reg .b32 %r<2>;\n mov.u32 %r1, %laneid;\n ret;\n}\n";
+        let module = ptx::parse(text).unwrap();
+        let k = crate::lower_kernel(&module, "k").unwrap();
+        assert!(!thread_invariant(&k));
+        let (k, ..) = invariant_kernel();
+        assert!(thread_invariant(&k));
+    }
 }

@@ -108,3 +108,18 @@ fn thousands_of_nested_loops_are_refused() {
     let err = analyze(&k).expect_err("too deep");
     assert!(matches!(err, IrError::LoopNest { .. }), "{err:?}");
 }
+
+/// 5,000 nested loops hold about 25 million (block, loop) pairs: the depth limit refuses the
+/// nest at its first loop too deep, before the bodies of the deeper loops are built (patho
+/// fuzz target: building them all first took most of a second per input).
+#[test]
+fn a_deep_nest_is_refused_at_its_first_loop_past_the_depth_limit() {
+    let k = lower(&nested_loops(5000, 0, 4)).expect("lowers");
+    match analyze(&k) {
+        Err(IrError::LoopNest { header, what, .. }) => {
+            assert_eq!(header, format!("L{MAX_LOOP_DEPTH}"));
+            assert!(what.contains("loops deep"), "{what}");
+        }
+        other => panic!("expected the loop-nest error, got {other:?}"),
+    }
+}

@@ -2,12 +2,16 @@
 //! `cargo run --release -p walk --example fuzz_front -- [COUNT] [SEED]`.
 //! Mutates the `.ptx` files under `ptx_samples/` (byte-level mutations of a window, or an
 //! integer literal swapped for a numeric extreme) and drives every input that parses through
-//! lowering, analysis, launch binding, trip counts and the warp walk. A panic aborts the run;
-//! the seed and count replay it, so a finding can be kept as a test.
+//! lowering, analysis, launch binding, trip counts and the warp walk. A panic is caught,
+//! counted and its input written under `target/fuzz-findings/` (`front-SEED-INDEX.txt`); the
+//! run fails at the end if any input panicked. `fuzz_front replay FILE [DRAWS]` drives a saved
+//! input under many launches, printing the first panic.
 
 #[allow(dead_code)]
 #[path = "../../ptx/tests/support/mutate.rs"]
 mod mutate;
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use mutate::Rng;
 
@@ -74,6 +78,18 @@ fn drive(text: &str, rng: &mut Rng) -> bool {
 
 fn main() {
     let mut args = std::env::args().skip(1);
+    if std::env::args().nth(1).as_deref() == Some("replay") {
+        // `replay FILE [DRAWS]`: drives a saved input under the launches and kernel choices
+        // it may have met, the first panic printed with its message.
+        let file = args.nth(1).expect("usage: fuzz_front replay FILE [DRAWS]");
+        let text = std::fs::read_to_string(&file).expect("the saved input");
+        let draws: u64 = args.next().and_then(|s| s.parse().ok()).unwrap_or(1000);
+        for seed in 1..=draws {
+            drive(&text, &mut Rng(seed));
+        }
+        println!("{file}: {draws} replays without a panic");
+        return;
+    }
     let count: u64 = args
         .next()
         .and_then(|s| s.parse().ok())
@@ -100,23 +116,45 @@ fn main() {
         }
     }
     sources.sort();
+    let findings =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/fuzz-findings");
+    // Panics are counted and saved; their messages would drown the report.
+    std::panic::set_hook(Box::new(|_| {}));
     let mut rng = Rng(seed | 1);
     let mut reached = 0u64;
+    let mut panics = 0u64;
     let t = std::time::Instant::now();
-    for _ in 0..count {
+    for i in 0..count {
         let src = &sources[rng.below(sources.len())];
         let text = if rng.below(2) == 0 {
             extreme(src, &mut rng)
         } else {
             mutate::mutate(src.as_bytes(), &mut rng, 64)
         };
-        if drive(&text, &mut rng) {
-            reached += 1;
+        match catch_unwind(AssertUnwindSafe(|| drive(&text, &mut rng))) {
+            Ok(true) => reached += 1,
+            Ok(false) => {}
+            Err(_) => {
+                panics += 1;
+                let _ = std::fs::create_dir_all(&findings);
+                let _ = std::fs::write(findings.join(format!("front-{seed}-{i}.txt")), &text);
+            }
+        }
+        if i % 50_000 == 49_999 {
+            eprintln!(
+                "{} inputs (seed {seed}), {panics} panics, {:?}",
+                i + 1,
+                t.elapsed()
+            );
         }
     }
     println!(
-        "{count} mutated inputs from {} sources: no panic, {reached} reached lowering and the walk ({:?})",
+        "{count} mutated inputs (seed {seed}) from {} sources: {panics} panics, {reached} reached lowering and the walk ({:?})",
         sources.len(),
         t.elapsed()
     );
+    if panics > 0 {
+        eprintln!("{panics} inputs panicked; see target/fuzz-findings/");
+        std::process::exit(1);
+    }
 }

@@ -10,6 +10,10 @@ const SECTOR: i64 = 32;
 /// Shared memory: 32 banks of 4 bytes.
 const BANKS: i64 = 32;
 const BANK_WIDTH: i64 = 4;
+/// No address space is wider than 2^57 bytes; offsets beyond ±2^56 come from extreme
+/// constants, and the arithmetic below (strides times lane distances, an access's last byte)
+/// stays exact only within that range (fuzz findings: it overflowed).
+const MAX_OFFSET: u64 = 1 << 56;
 
 /// Analyses the addresses of the active lanes; `None` when some active lane's address is
 /// unknown or lanes use different bases (nothing exact can be said).
@@ -26,10 +30,10 @@ pub fn analyse(
     if lanes.iter().any(|(_, a)| a.base != first.base) {
         return None;
     }
-    // No address space is wider than 2^57 bytes; offsets beyond ±2^56 come from extreme
-    // constants, and the arithmetic below (strides times lane distances) stays exact only
-    // within that range (fuzz finding: it overflowed).
-    if lanes.iter().any(|(_, a)| a.offset.unsigned_abs() > 1 << 56) {
+    if lanes
+        .iter()
+        .any(|(_, a)| a.offset.unsigned_abs() > MAX_OFFSET)
+    {
         return None;
     }
     let bytes = i64::from(bytes.max(1));
@@ -96,7 +100,7 @@ pub fn analyse(
 pub(crate) type Sector = (Option<ir::BaseId>, i64);
 
 /// The distinct 32-byte sectors the active lanes touch, sorted; `None` when some active
-/// lane's address is unknown.
+/// lane's address is unknown or beyond ±2^56 bytes.
 pub(crate) fn sectors(
     addrs: &[Option<AbstractAddr>; 32],
     active: u32,
@@ -108,7 +112,7 @@ pub(crate) fn sectors(
         if active >> i & 1 == 0 {
             continue;
         }
-        let a = (*a)?;
+        let a = (*a).filter(|a| a.offset.unsigned_abs() <= MAX_OFFSET)?;
         let lo = a.offset.div_euclid(SECTOR);
         let hi = (a.offset + bytes - 1).div_euclid(SECTOR);
         out.extend((lo..=hi).map(|s| (a.base, s)));

@@ -31,3 +31,42 @@ fn extreme_addresses_have_no_pattern() {
     }); 32];
     assert!(walk::analyse_addresses(&near, u32::MAX, 4).is_some());
 }
+
+/// fuzz_front, seed 2002 (fuzz profile): a global store at `[%rd+9223372036854775807]`
+/// overflowed the sector arithmetic of the reuse tracking (`pattern::sectors`), which lacked
+/// the ±2^56 range `analyse` already kept to; such an access now has unknown sectors.
+#[test]
+fn a_global_access_at_an_extreme_offset_has_unknown_sectors() {
+    for (ty, offset) in [
+        ("u32", "9223372036854775807"),
+        ("v4.u32", "9223372036854775800"),
+        ("u32", "-9223372036854775807"),
+    ] {
+        let regs = if ty == "u32" {
+            "%r1"
+        } else {
+            "{%r1, %r1, %r1, %r1}"
+        };
+        let text = format!(
+            ".version 7.0\n.target sm_80\n.address_size 64\n\
+             .visible .entry k(.param .u64 p)\n{{\n .reg .b32 %r<2>;\n .reg .b64 %rd<2>;\n \
+             ld.param.u64 %rd1, [p];\n st.global.{ty} [%rd1+{offset}], {regs};\n \
+             ld.global.{ty} {regs}, [%rd1+{offset}];\n ret;\n}}\n"
+        );
+        let module = ptx::parse(&text).unwrap();
+        let launch = ir::Launch {
+            grid: [1, 1, 1],
+            block: [32, 1, 1],
+            params: Vec::new(),
+        };
+        let fe = walk::front_end(
+            &module,
+            "k",
+            &launch,
+            &ir::TripInputs::default(),
+            &walk::Options::default(),
+        )
+        .unwrap_or_else(|e| panic!("{ty} at {offset}: {e}"));
+        fe.built.idgs.validate().unwrap();
+    }
+}

@@ -47,8 +47,9 @@ pub fn run(args: &CfgArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    // The text and the syntax tree are dropped as soon as they are used: on a huge kernel
-    // each is as large as the lowered kernel.
+    // The text and the syntax tree are dropped as soon as they are used (the tree once the
+    // kernel is flattened, before it is cut into blocks): on a huge kernel each is as large
+    // as the lowered kernel.
     drop(src);
     let owned: Vec<String> = module.kernels().map(|f| f.name.clone()).collect();
     let names: Vec<&str> = owned.iter().map(String::as_str).collect();
@@ -56,11 +57,10 @@ pub fn run(args: &CfgArgs) -> ExitCode {
         Ok(n) => n.to_string(),
         Err(e) => return diag::fail(&file, e),
     };
-    let kernel = match ir::lower_kernel_with_budget(&module, &name, args.max_inlined) {
+    let kernel = match ir::lower_kernel_owned(module, &name, args.max_inlined) {
         Ok(k) => k,
         Err(e) => return diag::fail(&file, e),
     };
-    drop(module);
     let an = match ir::analyze(&kernel) {
         Ok(a) => a,
         Err(e) => return diag::fail(&file, e),
