@@ -55,7 +55,7 @@ impl NodeCost {
 pub type ClassCosts = Vec<NodeCost>;
 
 /// What the engine needs per node: the cost plus the node's barrier role, resolved once.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Prepared {
     pub cost: NodeCost,
     pub barrier: Option<BarrierRole>,
