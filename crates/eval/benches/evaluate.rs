@@ -8,6 +8,13 @@
 //!   parameters, no profile), mapper f, and simulated at every occupancy from 1 to 64 warps its
 //!   registers and shared memory allow (`sim::sweep`, as `ptx2idg simulate --occupancy 1..=64`).
 //!
+//! - `both_eval`: what `ptx2idg eval ptx_samples/rodinia ptx_samples/heldout` computes (both
+//!   suites' kernels in one parallel pass, base variant with the analytical models).
+//!
+//! With `EVAL_BENCH_ABLATION=1` the ablation of both suites (`eval --ablation`: the base and
+//! every variant of `eval::predict::ablations`, sharing their work) is run and timed once
+//! before the rest: one run takes minutes, too long to repeat ten times.
+//!
 //! Before timing, each job's size is printed once (kernels, points, warp instructions, the part
 //! fast-forwarded, the part simulated), and the sample sweep's also without `large/` (the
 //! generated parser-benchmark module; that subset is printed, not timed).
@@ -15,7 +22,7 @@
 use std::path::{Path, PathBuf};
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use eval::predict::{GpuBackend, IdgPredictor, Variant};
+use eval::predict::{ablations, GpuBackend, IdgPredictor, Variant, VariantsPredictor};
 use rayon::prelude::*;
 
 fn samples_root() -> PathBuf {
@@ -167,6 +174,48 @@ fn bench(c: &mut Criterion) {
     );
     g.bench_function("rodinia_eval", |b| {
         b.iter(|| eval::evaluate(&suite, &predictor).expect("evaluation"))
+    });
+
+    let heldout = eval::load(&samples_root().join("heldout"), &[]).expect("the held-out suite");
+    let both = [&suite, &heldout];
+    let base = Variant::validated(&profile);
+    let variants_predictor = |variants: Vec<(Variant, bool)>| VariantsPredictor {
+        backend: GpuBackend {
+            profile: profile.clone(),
+        },
+        variants,
+        exact: true,
+    };
+    if std::env::var_os("EVAL_BENCH_ABLATION").is_some() {
+        let mut variants = vec![(base, true)];
+        variants.extend(
+            ablations(&base)
+                .into_iter()
+                .filter(|(_, _, v)| *v != base)
+                .map(|(_, _, v)| (v, false)),
+        );
+        let n = variants.len();
+        let p = variants_predictor(variants);
+        let t = std::time::Instant::now();
+        eval::evaluate_variants(&both, &p).expect("ablation");
+        eprintln!(
+            "both_ablation: {} + {} kernels, {n} variants; one run {:.2} s",
+            suite.kernels.len(),
+            heldout.kernels.len(),
+            t.elapsed().as_secs_f64()
+        );
+    }
+    let p = variants_predictor(vec![(base, true)]);
+    let t = std::time::Instant::now();
+    eval::evaluate_variants(&both, &p).expect("evaluation");
+    eprintln!(
+        "both_eval: {} + {} kernels; one run {:.2} s",
+        suite.kernels.len(),
+        heldout.kernels.len(),
+        t.elapsed().as_secs_f64()
+    );
+    g.bench_function("both_eval", |b| {
+        b.iter(|| eval::evaluate_variants(&both, &p).expect("evaluation"))
     });
 
     let mut files = Vec::new();

@@ -137,28 +137,80 @@ pub fn evaluate(suite: &Suite, predictor: &dyn Predictor) -> Result<Evaluation, 
     let kernels = suite
         .kernels
         .par_iter()
-        .map(|case| evaluate_kernel(suite, case, predictor))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(Evaluation {
+        .map(|case| {
+            let pred =
+                predictor.predict(case, &case.points, CoreShape::of(case, suite.sm_count))?;
+            Ok(score_kernel(suite, case, pred))
+        })
+        .collect::<Result<Vec<_>, EvalError>>()?;
+    Ok(evaluation(suite, kernels))
+}
+
+/// Every variant of `predictor` on every suite, as [`evaluate`] with an [`IdgPredictor`] per
+/// variant would give it: `[suite][variant]`. The kernels of all suites run in parallel and
+/// share their work across the variants ([`VariantsPredictor`]).
+///
+/// [`IdgPredictor`]: predict::IdgPredictor
+/// [`VariantsPredictor`]: predict::VariantsPredictor
+pub fn evaluate_variants<B: predict::Backend>(
+    suites: &[&Suite],
+    predictor: &predict::VariantsPredictor<B>,
+) -> Result<Vec<Vec<Evaluation>>, EvalError> {
+    let jobs: Vec<(usize, &KernelCase)> = suites
+        .iter()
+        .enumerate()
+        .flat_map(|(si, s)| s.kernels.iter().map(move |k| (si, k)))
+        .collect();
+    let scored: Vec<(usize, Vec<KernelResult>)> = jobs
+        .par_iter()
+        .map(|&(si, case)| {
+            let suite = suites[si];
+            let preds =
+                predictor.predict(case, &case.points, CoreShape::of(case, suite.sm_count))?;
+            Ok((
+                si,
+                preds
+                    .into_iter()
+                    .map(|p| score_kernel(suite, case, p))
+                    .collect(),
+            ))
+        })
+        .collect::<Result<_, EvalError>>()?;
+    let n = predictor.variants.len();
+    let mut out: Vec<Vec<Vec<KernelResult>>> = suites.iter().map(|_| vec![Vec::new(); n]).collect();
+    for (si, per_variant) in scored {
+        for (vi, k) in per_variant.into_iter().enumerate() {
+            out[si][vi].push(k);
+        }
+    }
+    Ok(suites
+        .iter()
+        .zip(out)
+        .map(|(s, per_variant)| {
+            per_variant
+                .into_iter()
+                .map(|kernels| evaluation(s, kernels))
+                .collect()
+        })
+        .collect())
+}
+
+fn evaluation(suite: &Suite, kernels: Vec<KernelResult>) -> Evaluation {
+    Evaluation {
         device: suite.device.clone(),
         clock_mhz: suite.clock_mhz,
         kernels,
-    })
+    }
 }
 
-fn evaluate_kernel(
-    suite: &Suite,
-    case: &KernelCase,
-    predictor: &dyn Predictor,
-) -> Result<KernelResult, EvalError> {
-    let shape = CoreShape::of(case, suite.sm_count);
+/// One kernel's measured WPC and the accuracy of each predicted curve.
+fn score_kernel(suite: &Suite, case: &KernelCase, pred: KernelPrediction) -> KernelResult {
     let real = real_wpc(case, suite.sm_count, suite.clock_mhz);
     let occ: Vec<f64> = case
         .points
         .iter()
         .map(|p| f64::from(p.occupancy_warps))
         .collect();
-    let pred = predictor.predict(case, &case.points, shape)?;
     let mut models: Vec<ModelResult> = pred
         .curves
         .into_iter()
@@ -173,7 +225,7 @@ fn evaluate_kernel(
         .collect();
     models.sort_by_key(|r| r.model);
     models.dedup_by_key(|r| r.model);
-    Ok(KernelResult {
+    KernelResult {
         id: case.spec.id.clone(),
         paper_name: case.spec.paper_name.clone(),
         blocks_per_sm: case.points.iter().map(|p| p.blocks_per_sm).collect(),
@@ -181,5 +233,5 @@ fn evaluate_kernel(
         real_wpc: real,
         models,
         notes: pred.notes,
-    })
+    }
 }

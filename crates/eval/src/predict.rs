@@ -421,87 +421,260 @@ impl<B: Backend> Predictor for IdgPredictor<B> {
         points: &[MeasuredPoint],
         shape: CoreShape,
     ) -> Result<KernelPrediction, EvalError> {
-        let graphs = build_graphs(case, &self.variant, &self.backend.sass_expansion())?;
-        let mut notes = graphs.notes;
-        let analytical = if self.analytical {
-            self.backend.analytical_models()
-        } else {
-            Vec::new()
-        };
-        let opts = self.variant.sim_options();
-        let n_models = analytical.len();
-        // Points are independent: simulate them in parallel, collected back in point order.
-        let per_point: Vec<PointOutcome> = points
-            .par_iter()
-            .map(|p| {
-                let timed = match self.backend.timings(&graphs.idgs, p, self.variant.mapper_g) {
-                    Ok(mut t) => {
-                        t.hardware = self.variant.adjust_hardware(t.hardware);
-                        t
-                    }
-                    Err(e) => {
-                        let e = format!("mapping at {} blocks/SM: {e}", p.blocks_per_sm);
-                        return PointOutcome {
-                            pipeline: Err(e.clone()),
-                            analytical: vec![Err(e); n_models],
-                            notes: Vec::new(),
-                        };
-                    }
-                };
-                let exec = ExecConfig {
-                    warps_per_group: shape.warps_per_group,
-                    concurrent_groups: p.blocks_per_sm,
-                    total_groups: shape.total_groups,
-                    sm_count: shape.sm_count,
-                };
-                let pipeline = simulate_wpc(&graphs.idgs, &timed, &exec, &opts, self.exact)
-                    .map(|wpc| {
+        let mut all = predict_variants(
+            &self.backend,
+            &[(self.variant, self.analytical)],
+            self.exact,
+            case,
+            points,
+            shape,
+        )?;
+        Ok(all.remove(0))
+    }
+}
+
+/// Several variants of one prediction, each as [`IdgPredictor`] would give it, computed
+/// together (the ablation study).
+pub struct VariantsPredictor<B> {
+    pub backend: B,
+    /// Each variant, and whether its analytical models are evaluated too.
+    pub variants: Vec<(Variant, bool)>,
+    /// As [`IdgPredictor::exact`].
+    pub exact: bool,
+}
+
+impl<B: Backend> VariantsPredictor<B> {
+    /// One prediction per variant, in [`VariantsPredictor::variants`] order.
+    pub fn predict(
+        &self,
+        case: &KernelCase,
+        points: &[MeasuredPoint],
+        shape: CoreShape,
+    ) -> Result<Vec<KernelPrediction>, EvalError> {
+        predict_variants(
+            &self.backend,
+            &self.variants,
+            self.exact,
+            case,
+            points,
+            shape,
+        )
+    }
+}
+
+/// The predictions of `variants` for one kernel. Work the variants have in common is done
+/// once: the IDGs are built once per distinct (branch fitting, barriers) setting, and equal
+/// IDGs are one; the mappers run once per IDG, mapper g setting and point; and each distinct
+/// simulation ([`sim::RunKey`] on the same IDGs) runs once, the device-wide limits of each
+/// variant applied to its result after. Every variant's curves and notes are those it would
+/// get alone. Independent pieces run in parallel; the result does not depend on the schedule.
+fn predict_variants<B: Backend>(
+    backend: &B,
+    variants: &[(Variant, bool)],
+    exact: bool,
+    case: &KernelCase,
+    points: &[MeasuredPoint],
+    shape: CoreShape,
+) -> Result<Vec<KernelPrediction>, EvalError> {
+    let expansion = backend.sass_expansion();
+    // The IDGs depend on the variant only through branch fitting and barriers.
+    let graph_setting = |v: &Variant| (v.fit_branches, v.barriers);
+    let mut settings: Vec<&Variant> = Vec::new();
+    for (v, _) in variants {
+        if !settings
+            .iter()
+            .any(|s| graph_setting(s) == graph_setting(v))
+        {
+            settings.push(v);
+        }
+    }
+    let built: Vec<Graphs> = settings
+        .par_iter()
+        .map(|v| build_graphs(case, v, &expansion))
+        .collect::<Result<_, _>>()?;
+    let setting_of = |v: &Variant| {
+        settings
+            .iter()
+            .position(|s| graph_setting(s) == graph_setting(v))
+            .expect("every variant's setting is listed")
+    };
+    // Equal IDGs from different settings (no barrier and no unknown branch to fit) are one.
+    let graph_of: Vec<usize> = (0..built.len())
+        .map(|i| {
+            (0..i)
+                .find(|&j| built[j].idgs == built[i].idgs)
+                .unwrap_or(i)
+        })
+        .collect();
+
+    // Node timings per (IDG, mapper g) and point.
+    let mut mappings: Vec<(usize, bool)> = Vec::new();
+    for (v, _) in variants {
+        let m = (graph_of[setting_of(v)], v.mapper_g);
+        if !mappings.contains(&m) {
+            mappings.push(m);
+        }
+    }
+    let timed: Vec<Vec<Result<Timed, String>>> = mappings
+        .par_iter()
+        .map(|&(g, mapper_g)| {
+            points
+                .par_iter()
+                .map(|p| backend.timings(&built[g].idgs, p, mapper_g))
+                .collect()
+        })
+        .collect();
+    let mapping_of = |v: &Variant| {
+        let m = (graph_of[setting_of(v)], v.mapper_g);
+        mappings
+            .iter()
+            .position(|x| *x == m)
+            .expect("every variant's mapping is listed")
+    };
+
+    // The distinct simulations: per variant and point, the index of the run it reads.
+    let exec_at = |p: &MeasuredPoint| ExecConfig {
+        warps_per_group: shape.warps_per_group,
+        concurrent_groups: p.blocks_per_sm,
+        total_groups: shape.total_groups,
+        sm_count: shape.sm_count,
+    };
+    struct Run<'t> {
+        graph: usize,
+        timed: &'t Timed,
+        hardware: Hardware,
+        exec: ExecConfig,
+        opts: SimOptions,
+        key: Option<sim::RunKey>,
+    }
+    let mut runs: Vec<Run<'_>> = Vec::new();
+    let mut run_of: Vec<Vec<Option<usize>>> = Vec::with_capacity(variants.len());
+    for (v, _) in variants {
+        let m = mapping_of(v);
+        let graph = mappings[m].0;
+        let mut per_point = Vec::with_capacity(points.len());
+        for (pi, p) in points.iter().enumerate() {
+            let Ok(t) = &timed[m][pi] else {
+                per_point.push(None);
+                continue;
+            };
+            let hardware = v.adjust_hardware(t.hardware.clone());
+            let exec = exec_at(p);
+            let opts = v.sim_options();
+            // A run whose key cannot be formed fails the same way when simulated: not shared.
+            let key = sim::run_key(&built[graph].idgs, &t.costs, &hardware, &exec, &opts).ok();
+            let same = key.as_ref().and_then(|k| {
+                runs.iter()
+                    .position(|r| r.graph == graph && r.key.as_ref() == Some(k))
+            });
+            per_point.push(Some(same.unwrap_or_else(|| {
+                runs.push(Run {
+                    graph,
+                    timed: t,
+                    hardware,
+                    exec,
+                    opts,
+                    key,
+                });
+                runs.len() - 1
+            })));
+        }
+        run_of.push(per_point);
+    }
+    let simulated: Vec<Result<f64, String>> = runs
+        .par_iter()
+        .map(|r| {
+            let timed = Timed {
+                timings: Vec::new(),
+                costs: r.timed.costs.clone(),
+                hardware: r.hardware.clone(),
+                notes: Vec::new(),
+            };
+            simulate_wpc(&built[r.graph].idgs, &timed, &r.exec, &r.opts, exact)
+                .map_err(|e| e.to_string())
+        })
+        .collect();
+
+    let out = variants
+        .iter()
+        .zip(&run_of)
+        .map(|((v, analytical), run_of)| {
+            let g = setting_of(v);
+            let m = mapping_of(v);
+            let idgs = &built[graph_of[g]].idgs;
+            let models = if *analytical {
+                backend.analytical_models()
+            } else {
+                Vec::new()
+            };
+            let n_models = models.len();
+            let per_point: Vec<PointOutcome> = points
+                .par_iter()
+                .enumerate()
+                .map(|(pi, p)| {
+                    let t = match &timed[m][pi] {
+                        Ok(t) => t,
+                        Err(e) => {
+                            let e = format!("mapping at {} blocks/SM: {e}", p.blocks_per_sm);
+                            return PointOutcome {
+                                pipeline: Err(e.clone()),
+                                analytical: vec![Err(e); n_models],
+                                notes: Vec::new(),
+                            };
+                        }
+                    };
+                    let run = run_of[pi].expect("a mapped point has a run");
+                    let exec = exec_at(p);
+                    let pipeline = simulated[run].clone().map(|wpc| {
                         let warps =
                             (exec.groups_per_core() * u64::from(exec.warps_per_group)) as f64;
-                        let clock = timed.hardware.clock_mhz;
+                        let clock = runs[run].hardware.clock_mhz;
                         if wpc <= 0.0 || clock <= 0.0 {
                             return wpc;
                         }
                         let core_us = warps / (wpc * clock);
-                        let t = self.backend.device_time_us(&self.variant, core_us, p);
+                        let t = backend.device_time_us(v, core_us, p);
                         warps / (t * clock)
-                    })
-                    .map_err(|e| e.to_string());
-                let analytical = if n_models > 0 {
-                    let occ = p.blocks_per_sm * shape.warps_per_group;
-                    self.backend.analytical(&graphs.idgs, &timed, occ)
-                } else {
-                    Vec::new()
-                };
-                PointOutcome {
-                    pipeline,
-                    analytical,
-                    notes: timed.notes,
+                    });
+                    let analytical = if n_models > 0 {
+                        let occ = p.blocks_per_sm * shape.warps_per_group;
+                        let adjusted = Timed {
+                            timings: t.timings.clone(),
+                            costs: t.costs.clone(),
+                            hardware: v.adjust_hardware(t.hardware.clone()),
+                            notes: t.notes.clone(),
+                        };
+                        backend.analytical(idgs, &adjusted, occ)
+                    } else {
+                        Vec::new()
+                    };
+                    PointOutcome {
+                        pipeline,
+                        analytical,
+                        notes: t.notes.clone(),
+                    }
+                })
+                .collect();
+            let mut notes = built[g].notes.clone();
+            let mut pipeline = Vec::with_capacity(points.len());
+            let mut others: Vec<Vec<Result<f64, String>>> = vec![Vec::new(); n_models];
+            for o in per_point {
+                for n in o.notes {
+                    if !notes.contains(&n) {
+                        notes.push(n);
+                    }
                 }
-            })
-            .collect();
-        let mut pipeline = Vec::with_capacity(points.len());
-        let mut others: Vec<Vec<Result<f64, String>>> = vec![Vec::new(); n_models];
-        for o in per_point {
-            for n in o.notes {
-                if !notes.contains(&n) {
-                    notes.push(n);
+                pipeline.push(o.pipeline);
+                for (out, v) in others.iter_mut().zip(o.analytical) {
+                    out.push(v);
                 }
             }
-            pipeline.push(o.pipeline);
-            for (out, v) in others.iter_mut().zip(o.analytical) {
-                out.push(v);
-            }
-        }
-        let mut curves: Vec<(Model, Curve)> = vec![(Model::Pipeline, collect(pipeline))];
-        curves.extend(
-            analytical
-                .into_iter()
-                .zip(others)
-                .map(|(m, v)| (m, collect(v))),
-        );
-        Ok(KernelPrediction { curves, notes })
-    }
+            let mut curves: Vec<(Model, Curve)> = vec![(Model::Pipeline, collect(pipeline))];
+            curves.extend(models.into_iter().zip(others).map(|(m, v)| (m, collect(v))));
+            KernelPrediction { curves, notes }
+        })
+        .collect();
+    Ok(out)
 }
 
 /// Waves simulated before the steady state is measured, and the waves it is measured over.

@@ -213,3 +213,54 @@ fn static_shared_memory_from_ptx_matches_the_runtime() {
         "only {with_shared} kernels declare shared memory"
     );
 }
+
+/// The ablation's variants evaluated together (IDGs, mappings and equal simulations shared)
+/// give every variant exactly what it gets evaluated alone, on two suites at once.
+#[test]
+fn variants_evaluated_together_match_each_alone() {
+    let few = eval::load(&suite_dir(), &["bpnn_adjust_weights".to_string()]).unwrap();
+    let one = eval::load(&suite_dir(), &["cfd_time_step".to_string()]).unwrap();
+    let base = Variant::validated(&h100());
+    let studied = eval::predict::ablations(&base);
+    assert!(studied.len() > 10);
+    let variants: Vec<(Variant, bool)> = studied
+        .iter()
+        .enumerate()
+        .map(|(i, (_, _, v))| (*v, i == 0))
+        .collect();
+    let together = eval::evaluate_variants(
+        &[&few, &one],
+        &eval::predict::VariantsPredictor {
+            backend: Toy,
+            variants: variants.clone(),
+            exact: false,
+        },
+    )
+    .unwrap();
+    assert_eq!(together.len(), 2);
+    for (suite, evs) in [&few, &one].into_iter().zip(&together) {
+        assert_eq!(evs.len(), variants.len());
+        for ((v, analytical), ev) in variants.iter().zip(evs) {
+            let alone = eval::evaluate(
+                suite,
+                &IdgPredictor {
+                    backend: Toy,
+                    variant: *v,
+                    analytical: *analytical,
+                    exact: false,
+                },
+            )
+            .unwrap();
+            assert_eq!(
+                eval::report::points_csv(ev),
+                eval::report::points_csv(&alone),
+                "{}",
+                v.describe()
+            );
+            let notes = |e: &eval::Evaluation| -> Vec<Vec<String>> {
+                e.kernels.iter().map(|k| k.notes.clone()).collect()
+            };
+            assert_eq!(notes(ev), notes(&alone));
+        }
+    }
+}

@@ -76,6 +76,7 @@ impl<'a> Unroller<'a> {
             .filter_map(|f| f.repeat.map(|(l, _)| (l, f.iteration)))
     }
 
+    #[inline]
     pub(crate) fn next_node(&mut self) -> Option<NodeId> {
         loop {
             let frame = self.stack.last_mut()?;
@@ -197,6 +198,7 @@ impl<'a> Stream<'a> {
     }
 
     /// The node of the next instruction, without taking it (None at the end).
+    #[inline]
     pub fn peek(&mut self) -> Option<NodeId> {
         if self.peeked.is_none() {
             self.peeked = self.unroller.next_node();
@@ -209,6 +211,7 @@ impl<'a> Stream<'a> {
     /// comes once per resource: deduplicating is left to consumers that need it, since the
     /// simulator does not), and returns its sequence number and node. What [`Iterator::next`]
     /// does without building a [`DynInst`].
+    #[inline]
     pub fn take(&mut self, mut pred: impl FnMut(u64)) -> Option<(u64, NodeId)> {
         let id = self.peek()?;
         self.peeked = None;

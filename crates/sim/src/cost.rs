@@ -54,10 +54,20 @@ impl NodeCost {
 /// Costs of one warp class, indexed by `NodeId`.
 pub type ClassCosts = Vec<NodeCost>;
 
+/// A node's cost as one run reads it: at the run's occupancy, λ scaled to a partition.
+/// Only what the engine reads, so that a node's table entry stays small (it is copied on
+/// every fetch and issue).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct RunCost {
+    pub lambda: u64,
+    pub latency: u64,
+    pub subsystem: u16,
+}
+
 /// What the engine needs per node: the cost plus the node's barrier role, resolved once.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Prepared {
-    pub cost: NodeCost,
+    pub cost: RunCost,
     pub barrier: Option<BarrierRole>,
     /// A store or reduction whose warp need not wait for it to reach memory before exiting
     /// (`SimOptions::posted_stores`).
@@ -121,9 +131,10 @@ pub(crate) fn prepare(
         .map(|((node, cost), (loop_head, back_edge))| Prepared {
             cost: {
                 let c = cost.at_occupancy(resident_warps);
-                NodeCost {
+                RunCost {
                     lambda: c.lambda * lambda_scale,
-                    ..c
+                    latency: c.latency,
+                    subsystem: c.subsystem,
                 }
             },
             barrier: node.barrier.map(|b| BarrierRole {

@@ -75,9 +75,6 @@ struct Slot {
     enter: u64,
     busy_snap: u64,
     valve_snap: u64,
-    /// Index of its issue record, when recording (a waiting barrier's completion is patched
-    /// in at release).
-    record: usize,
 }
 
 const UNKNOWN: u64 = u64::MAX;
@@ -142,8 +139,9 @@ struct BarrierState {
     id: u32,
     expected: u32,
     arrived: u64,
-    /// (warp slot, barrier seq) of the warps waiting.
-    waiting: Vec<(u32, u64)>,
+    /// (warp slot, barrier seq, index of its issue record when recording: its completion is
+    /// patched in at release) of the warps waiting.
+    waiting: Vec<(u32, u64, Option<usize>)>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -958,7 +956,6 @@ impl<'a> Engine<'a> {
             w.max_complete = w.max_complete.max(complete);
         }
         if self.opts.record {
-            w.ring[(seq & mask) as usize].record = self.records.len();
             self.records.push(IssueRecord {
                 warp: w.global_warp,
                 class: w.class,
@@ -1009,7 +1006,8 @@ impl<'a> Engine<'a> {
 
         if let Some(b) = prep.barrier {
             if b.waits {
-                self.arrive(slot, seq, b.id, b.expected_warps);
+                let record = self.opts.record.then(|| self.records.len() - 1);
+                self.arrive(slot, seq, record, b.id, b.expected_warps);
             } else {
                 self.warps[slot].fence = None;
                 self.arrive_only(slot, b.id, b.expected_warps);
@@ -1035,11 +1033,11 @@ impl<'a> Engine<'a> {
         &mut g.barriers[pos]
     }
 
-    fn arrive(&mut self, slot: usize, seq: u64, id: u32, expected: u32) {
+    fn arrive(&mut self, slot: usize, seq: u64, record: Option<usize>, id: u32, expected: u32) {
         let (gslot, lane) = (self.warps[slot].group_slot, self.warps[slot].lane);
         let b = self.barrier_state(gslot, id, expected);
         b.arrived |= 1u64 << lane;
-        b.waiting.push((slot as u32, seq));
+        b.waiting.push((slot as u32, seq, record));
         self.try_release(gslot, id);
     }
 
@@ -1066,13 +1064,13 @@ impl<'a> Engine<'a> {
         }
         let b = g.barriers.swap_remove(pos);
         let mask = self.ring_mask;
-        for (slot, seq) in b.waiting {
+        for (slot, seq, record) in b.waiting {
             let w = &mut self.warps[slot as usize];
             let s = &mut w.ring[(seq & mask) as usize];
             let lat = w.prep[s.node as usize].cost.latency;
             let done = now + lat;
             s.complete = done;
-            if let Some(r) = self.records.get_mut(s.record) {
+            if let Some(r) = record.and_then(|i| self.records.get_mut(i)) {
                 r.complete = done;
             }
             w.max_complete = w.max_complete.max(done);

@@ -66,6 +66,43 @@ pub enum SimError {
     Gpu(String),
 }
 
+/// Everything a run of the engine reads besides the IDGs themselves: the per-node tables
+/// (costs at the run's occupancy with partition-scaled λ, barrier roles, posted stores, block
+/// splits, loop heads), the hardware, the execution configuration and the options. Two runs of
+/// the same `KernelIdgs` with equal keys give equal results, so a caller comparing variants of
+/// a model (the ablation study of crate `eval`) simulates each distinct key once. Options that
+/// act only through the tables (`posted_stores`, `latch_blocks`) are compared there, so a
+/// variant whose switch changes no node of this kernel shares the run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunKey {
+    prepared: Vec<Vec<cost::Prepared>>,
+    hw: Hardware,
+    exec: ExecConfig,
+    opts: SimOptions,
+}
+
+/// The [`RunKey`] of [`simulate`] with these inputs, or the error that run would stop with
+/// before simulating.
+pub fn run_key(
+    kernel: &KernelIdgs,
+    costs: &[ClassCosts],
+    hw: &Hardware,
+    exec: &ExecConfig,
+    opts: &SimOptions,
+) -> Result<RunKey, SimError> {
+    let tables = engine::prepare_all(kernel, costs, hw, exec, opts)?;
+    Ok(RunKey {
+        prepared: tables.prepared,
+        hw: hw.clone(),
+        exec: *exec,
+        opts: SimOptions {
+            posted_stores: false,
+            latch_blocks: false,
+            ..*opts
+        },
+    })
+}
+
 /// Simulates one core; see the crate documentation.
 pub fn simulate(
     kernel: &KernelIdgs,

@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use ::eval::predict::{ablations, GpuBackend, IdgPredictor, Variant};
+use ::eval::predict::{ablations, GpuBackend, Variant, VariantsPredictor};
 use ::eval::report::{self, AblationRow};
 use ::eval::Evaluation;
 
@@ -142,27 +142,37 @@ pub fn run(args: &EvalArgs) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let gpu_name = profile.name.clone();
-    let run_variant = |suite: &::eval::Suite,
-                       v: &Variant,
-                       analytical: bool|
-     -> Result<Evaluation, ::eval::EvalError> {
-        let p = IdgPredictor {
-            backend: GpuBackend {
-                profile: profile.clone(),
-            },
-            variant: *v,
-            analytical,
-            exact: !args.extrapolate,
-        };
-        ::eval::evaluate(suite, &p)
-    };
     let need_ablation = args.ablation || args.write_docs.is_some();
+    // The base with the analytical models, then every other variant of the ablation: all
+    // evaluated in one pass that shares their common work.
+    let studied = if need_ablation {
+        ablations(&base)
+    } else {
+        Vec::new()
+    };
+    let mut variants: Vec<(Variant, bool)> = vec![(base, true)];
+    variants.extend(
+        studied
+            .iter()
+            .filter(|(_, _, v)| *v != base)
+            .map(|(_, _, v)| (*v, false)),
+    );
+    let predictor = VariantsPredictor {
+        backend: GpuBackend {
+            profile: profile.clone(),
+        },
+        variants,
+        exact: !args.extrapolate,
+    };
+    let suite_refs: Vec<&::eval::Suite> = suites.iter().map(|(_, s)| s).collect();
+    let evaluated = match ::eval::evaluate_variants(&suite_refs, &predictor) {
+        Ok(e) => e,
+        Err(e) => return fail(e),
+    };
     let mut runs = Vec::new();
-    for (name, suite) in suites {
-        let main = match run_variant(&suite, &base, true) {
-            Ok(ev) => ev,
-            Err(e) => return fail(e),
-        };
+    for ((name, suite), per_variant) in suites.into_iter().zip(evaluated) {
+        let mut per_variant = per_variant.into_iter();
+        let main = per_variant.next().expect("the base is evaluated first");
         for line in report::failures(&main) {
             diag::usage(&format!("no prediction: {line}"));
         }
@@ -171,20 +181,17 @@ pub fn run(args: &EvalArgs) -> ExitCode {
                 diag::usage(&format!("note: {}: {n}", k.id));
             }
         }
-        let mut ablation: Vec<(String, String, Evaluation)> = Vec::new();
-        if need_ablation {
-            for (vname, what, v) in ablations(&base) {
-                let ev = if v == base {
+        let ablation: Vec<(String, String, Evaluation)> = studied
+            .iter()
+            .map(|(vname, what, v)| {
+                let ev = if *v == base {
                     main.clone()
                 } else {
-                    match run_variant(&suite, &v, false) {
-                        Ok(ev) => ev,
-                        Err(e) => return fail(e),
-                    }
+                    per_variant.next().expect("one evaluation per variant")
                 };
-                ablation.push((vname, what, ev));
-            }
-        }
+                (vname.clone(), what.clone(), ev)
+            })
+            .collect();
         runs.push(SuiteRun {
             name,
             suite,

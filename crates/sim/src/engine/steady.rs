@@ -537,7 +537,7 @@ impl Engine<'_> {
                     b.arrived,
                     b.waiting.len() as u64,
                 ]);
-                for &(slot, seq) in &b.waiting {
+                for &(slot, seq, _) in &b.waiting {
                     key.extend([
                         u64::from(canon.warp[slot as usize]),
                         seq - bases[slot as usize],
