@@ -57,14 +57,18 @@ pub fn lower_kernel_with_budget(
     name: &str,
     max_inlined: usize,
 ) -> Result<Kernel, IrError> {
-    let f = module
+    lower_function(module, find_kernel(module, name)?, max_inlined)
+}
+
+/// The kernel named exactly `name` (mangled), or an error listing the module's kernels.
+fn find_kernel<'m>(module: &'m ast::Module, name: &str) -> Result<&'m ast::Function, IrError> {
+    module
         .kernels()
         .find(|f| f.name == name)
         .ok_or_else(|| IrError::NoSuchKernel {
             name: name.to_string(),
             known: module.kernels().map(|f| f.name.clone()).collect(),
-        })?;
-    lower_function(module, f, max_inlined)
+        })
 }
 
 /// [`lower_kernel_with_budget`] taking the module, which is dropped once the kernel is
@@ -75,14 +79,7 @@ pub fn lower_kernel_owned(
     name: &str,
     max_inlined: usize,
 ) -> Result<Kernel, IrError> {
-    let f = module
-        .kernels()
-        .find(|f| f.name == name)
-        .ok_or_else(|| IrError::NoSuchKernel {
-            name: name.to_string(),
-            known: module.kernels().map(|f| f.name.clone()).collect(),
-        })?;
-    let flat = flatten_function(&module, f, max_inlined, true)?;
+    let flat = flatten_function(&module, find_kernel(&module, name)?, max_inlined, true)?;
     drop(module);
     flat.finish()
 }
