@@ -165,3 +165,42 @@ fn explain_compares_the_idg_counters_with_the_profile() {
     let o = run(&[]);
     assert!(!text(&o.stderr).contains("counters per warp"));
 }
+
+/// `--explain` names the device floors: numba's histogram is bound by the L2 slice that holds
+/// its hot bins (docs/simulator.md, "Atomics"), and `--no-atomic-floor` drops that floor.
+#[test]
+fn explain_names_the_atomic_floor_that_sets_a_histograms_time() {
+    let args = |extra: &[&'static str]| {
+        let mut a = vec![
+            "simulate",
+            "ptx_samples/heldout/numba/histogram.ptx",
+            "--grid",
+            "131072",
+            "--block",
+            "128",
+            "--gpu",
+            "h100",
+            "--trips",
+            "ptx_samples/heldout/data/ncu/numba_histogram.csv",
+            "--blocks-per-sm",
+            "4..=4",
+            "--explain",
+        ];
+        a.extend_from_slice(extra);
+        a
+    };
+    let o = common::ptx2idg(args(&[]));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let err = text(&o.stderr);
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("device floors:"))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(line.contains("atomic 561.1 us"), "{line}");
+    // The floor plus the launch overhead is the time.
+    assert!(text(&o.stdout).contains("(564.2"), "{}", text(&o.stdout));
+    let o = common::ptx2idg(args(&["--no-atomic-floor"]));
+    let err = text(&o.stderr);
+    assert!(err.contains("atomic off"), "{err}");
+    assert!(!text(&o.stdout).contains("(564.2"), "{}", text(&o.stdout));
+}

@@ -18,6 +18,7 @@ use super::gpu_args::GpuArgs;
 use super::idg::WalkArgs;
 use super::model_args::ModelArgs;
 use crate::diag;
+use gpu::GpuProfile;
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -127,6 +128,9 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
         ..
     } = li;
     let (metrics, traffic) = counters.unzip();
+    if args.trips.explain {
+        explain_floors(&config, traffic.as_ref(), &profile);
+    }
     // The device-wide limits (bandwidth floor, launch overhead) on a simulated core's result.
     let limit = |r: &mut sim::SimResult| {
         config.apply_device_limits(r, traffic.as_ref(), &profile);
@@ -253,4 +257,25 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
         }
     }
     Ok(())
+}
+
+/// `--explain`: the device-wide floors the launch's counters set and the overhead added, so a
+/// user sees when the time is the floor's rather than the simulated core's.
+fn explain_floors(config: &sim::ModelConfig, traffic: Option<&gpu::Traffic>, profile: &GpuProfile) {
+    let us = |on: bool, v: Option<f64>| match (on, v) {
+        (false, _) => "off".to_string(),
+        (true, Some(v)) => format!("{v:.1} us"),
+        (true, None) => "none (no counters or rates)".to_string(),
+    };
+    let floor =
+        |f: fn(&GpuProfile, &gpu::Traffic) -> Option<f64>| traffic.and_then(|t| f(profile, t));
+    eprintln!(
+        "device floors: bandwidth {}, atomic {}; launch overhead {}",
+        us(
+            config.bandwidth_floor,
+            floor(GpuProfile::bandwidth_floor_us)
+        ),
+        us(config.atomic_floor, floor(GpuProfile::atomic_floor_us)),
+        us(config.launch_overhead, Some(profile.launch.overhead_us)),
+    );
 }
