@@ -17,7 +17,8 @@
 //! Limits: calls nest at most [`MAX_CALL_DEPTH`] deep, and the inlined kernel holds at most
 //! the inlining budget of statements ([`DEFAULT_INLINE_BUDGET`] unless the caller raises it),
 //! so a deep chain or a doubling call tree is a clear error instead of a stack overflow or
-//! gigabytes of copies.
+//! gigabytes of copies. The expanded size is computed from the call graph before lowering, so
+//! a call tree past the budget is refused without lowering the budget's worth of copies.
 
 use crate::cfg::Cfg;
 use crate::error::IrError;
