@@ -62,6 +62,55 @@ impl LaunchIdgs {
         self.profiled(trips)
             .map(|l| (gpu::GMetrics::from_launch(l), gpu::Traffic::from_launch(l)))
     }
+
+    /// Mappers f and g over the IDGs with the counters `config` lets mapper g use; mapper
+    /// warnings are printed against the file.
+    pub fn map(
+        self,
+        trips: &TripsArgs,
+        config: &sim::ModelConfig,
+        gpu: &gpu::GpuProfile,
+    ) -> Mapped {
+        let (metrics, traffic) = self.counters(trips).filter(|_| config.mapper_g).unzip();
+        let (timings, warnings) = gpu::map_kernel(&self.idgs, gpu, metrics.as_ref());
+        for w in &warnings {
+            diag::file_error(&self.file, &format!("warning: {w}"));
+        }
+        Mapped {
+            file: self.file,
+            idgs: self.idgs,
+            static_shared: self.static_shared,
+            timings,
+            traffic,
+        }
+    }
+}
+
+/// A launch ready for the models: its IDGs, their node timings and the device-wide traffic
+/// the floors need (`None` without counters or with mapper g off).
+pub struct Mapped {
+    pub file: String,
+    pub idgs: idg::KernelIdgs,
+    pub static_shared: u64,
+    pub timings: Vec<gpu::ClassTiming>,
+    pub traffic: Option<gpu::Traffic>,
+}
+
+/// [`launch_idgs`] for a model run under `config`: unknown branches fitted when it says so,
+/// and the IDGs prepared for its mechanisms (`sim::ModelConfig::prepare_idgs`).
+pub fn model_idgs(
+    path: &Path,
+    kernel: Option<&str>,
+    launch: &LaunchArgs,
+    trips: &TripsArgs,
+    walk_args: &WalkArgs,
+    config: &sim::ModelConfig,
+    gpu: &gpu::GpuProfile,
+) -> Result<LaunchIdgs, ExitCode> {
+    let fit = config.fit_branches.then_some(&gpu.sass_expansion);
+    let mut li = launch_idgs(path, kernel, launch, trips, walk_args, fit)?;
+    config.prepare_idgs(&mut li.idgs);
+    Ok(li)
 }
 
 /// The IDGs of the launch: read from IDG JSON (`*.json`), or built from PTX by the front end

@@ -59,22 +59,22 @@ pub fn run(args: &ModelsArgs) -> ExitCode {
 fn run_inner(args: &ModelsArgs) -> Result<(), ExitCode> {
     let profile = args.gpu.load()?;
     let config = args.model.config(&profile);
-    let mut li = front::launch_idgs(
+    let front::Mapped {
+        file,
+        idgs,
+        timings,
+        traffic,
+        ..
+    } = front::model_idgs(
         &args.file,
         args.kernel.as_deref(),
         &args.launch,
         &args.trips,
         &args.walk,
-        config.fit_branches.then_some(&profile.sass_expansion),
-    )?;
-    config.prepare_idgs(&mut li.idgs);
-    let counters = li.counters(&args.trips).filter(|_| config.mapper_g);
-    let front::LaunchIdgs { file, idgs, .. } = li;
-    let (metrics, traffic) = counters.unzip();
-    let (timings, warnings) = gpu::map_kernel(&idgs, &profile, metrics.as_ref());
-    for w in &warnings {
-        diag::file_error(&file, &format!("warning: {w}"));
-    }
+        &config,
+        &profile,
+    )?
+    .map(&args.trips, &config, &profile);
     let table = if args.no_pipeline {
         models::analytical_table(&idgs, &timings, &profile, args.occupancy.clone())
     } else {

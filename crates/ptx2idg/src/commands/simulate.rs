@@ -107,27 +107,26 @@ pub fn run(args: &SimulateArgs) -> ExitCode {
 fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
     let profile = args.gpu.load()?;
     let config = args.model.config(&profile);
-    let mut li = front::launch_idgs(
+    let li = front::model_idgs(
         &args.file,
         args.kernel.as_deref(),
         &args.launch,
         &args.trips,
         &args.walk,
-        config.fit_branches.then_some(&profile.sass_expansion),
+        &config,
+        &profile,
     )?;
-    config.prepare_idgs(&mut li.idgs);
     if args.trips.explain {
         eprintln!("model: {}", config.describe());
         explain_counters(&li, &args.trips, &profile);
     }
-    let counters = li.counters(&args.trips).filter(|_| config.mapper_g);
-    let front::LaunchIdgs {
+    let front::Mapped {
         file,
         idgs,
         static_shared,
-        ..
-    } = li;
-    let (metrics, traffic) = counters.unzip();
+        timings,
+        traffic,
+    } = li.map(&args.trips, &config, &profile);
     if args.trips.explain {
         explain_floors(&config, traffic.as_ref(), &profile);
     }
@@ -135,10 +134,6 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
     let limit = |r: &mut sim::SimResult| {
         config.apply_device_limits(r, traffic.as_ref(), &profile);
     };
-    let (timings, warnings) = gpu::map_kernel(&idgs, &profile, metrics.as_ref());
-    for w in &warnings {
-        diag::file_error(&file, &format!("warning: {w}"));
-    }
     let hw = config.hardware(&profile);
     let costs = sim::costs_from_timing(&timings);
     let opts = sim::SimOptions {
