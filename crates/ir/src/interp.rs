@@ -418,21 +418,16 @@ impl<'l> ThreadState<'l> {
 fn bit_field(ty: IntTy, a: u64, pos: u64, len: u64) -> u64 {
     let bits = u64::from(ty.bits);
     let (a, pos, len) = (ty.wrap(a), pos & 0xff, len & 0xff);
-    let fill = if ty.signed && len > 0 {
-        a >> (pos + len - 1).min(bits - 1) & 1
-    } else {
+    let mask = |n: u64| if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+    // The bits of the field that exist; every position above them takes the fill.
+    let width = if pos >= bits { 0 } else { len.min(bits - pos) };
+    let field = if width == 0 {
         0
+    } else {
+        (a >> pos) & mask(width)
     };
-    let mut d = 0u64;
-    for i in 0..bits {
-        let bit = if i < len && pos + i < bits {
-            a >> (pos + i) & 1
-        } else {
-            fill
-        };
-        d |= bit << i;
-    }
-    ty.wrap(d)
+    let fill = ty.signed && len > 0 && (a >> (pos + len - 1).min(bits - 1)) & 1 == 1;
+    ty.wrap(if fill { field | !mask(width) } else { field })
 }
 
 /// True when no instruction of `kernel` reads an index that differs between threads
@@ -672,5 +667,61 @@ mod tests {
         // Empty field: zero, signed or not; positions and lengths use their low 8 bits.
         assert_eq!(bit_field(S32, u64::from(u32::MAX), 3, 0), 0);
         assert_eq!(bit_field(U32, 0b1100, 256 + 2, 256 + 2), 0b11);
+    }
+
+    /// The ISA's definition bit by bit: d[i] = a[pos + i] for i < len and pos + i <= msb, else
+    /// the fill (the field's top bit, or the type's, for signed types; 0 otherwise).
+    fn reference(ty: IntTy, a: u64, pos: u64, len: u64) -> u64 {
+        let (bits, a, pos, len) = (u64::from(ty.bits), ty.wrap(a), pos & 0xff, len & 0xff);
+        let fill = if ty.signed && len > 0 {
+            a >> (pos + len - 1).min(bits - 1) & 1
+        } else {
+            0
+        };
+        (0..bits).fold(0, |d, i| {
+            let bit = if i < len && pos + i < bits {
+                a >> (pos + i) & 1
+            } else {
+                fill
+            };
+            d | bit << i
+        })
+    }
+
+    #[test]
+    fn bfe_matches_the_bitwise_definition() {
+        let types = [
+            U32,
+            S32,
+            IntTy {
+                bits: 64,
+                signed: false,
+            },
+            IntTy {
+                bits: 64,
+                signed: true,
+            },
+        ];
+        let values = [
+            0,
+            1,
+            0x8000_0000,
+            0xDEAD_BEEF,
+            u64::MAX,
+            0x8000_0000_0000_0001,
+        ];
+        for ty in types {
+            for a in values {
+                for pos in (0..70).chain([255, 256, 300]) {
+                    for len in (0..70).chain([255, 256, 300]) {
+                        assert_eq!(
+                            bit_field(ty, a, pos, len),
+                            reference(ty, a, pos, len),
+                            "{ty:?} a={a:#x} pos={pos} len={len}"
+                        );
+                    }
+                }
+            }
+        }
     }
 }
