@@ -179,6 +179,10 @@ classes! {
     /// mma/wmma.mma/wgmma, per m16n8k16-equivalent: 2048 FMAs at 8x the FMA cost of one
     /// warp-wide fma (Ampere: 1024 FP16 FMA/clk/SM vs 128 FP32 FMA/clk/SM).
     TensorMma = "tensor.mma" => scaled(F32Fma, (8, 1), (8, 1)),
+    /// wgmma.mma_async, per m16n8k16-equivalent of the warpgroup's instruction (N/2 for a
+    /// m64nNk16 of any input type); each warp's node is a quarter of it (crate::fragment).
+    /// Profiles that do not measure it take mma.sync's rate.
+    TensorWgmma = "tensor.wgmma" => Rule::SameAs(TensorMma),
     // --- synchronization and control ---
     /// bar.sync/bar.red/bar.arrive/barrier.*.
     BarSync = "bar.sync" => Rule::Required,

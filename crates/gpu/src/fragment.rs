@@ -79,6 +79,55 @@ pub fn lowering(op: &Op) -> Lowering {
     }
 }
 
+/// Bytes of operands the tensor cores fetch from shared memory per cycle and SM: m64n8k16 and
+/// m64n32k16 take 18 and 24 cycles per SM (bench/microbench/wgmma.cu), (2048 + 32·N) / 128,
+/// not the N/2 of their arithmetic.
+const WGMMA_OPERAND_BYTES_PER_CYCLE: u32 = 128;
+
+/// A warpgroup's `wgmma.mma_async` in m16n8k16-equivalents of tensor-core time: N/2 for a
+/// m64nNk16 (every input type's K times its bit width is 256, so every type does N/2
+/// equivalents of f16 work per instruction; the sparse forms, twice the K, take the same time),
+/// or the shared-memory operand fetch when that is longer: B (K·N elements, twice for sparse)
+/// and A (64·K, the stored half for sparse). A is taken from shared memory, as through a
+/// descriptor: the IDG keeps no operands, and the register-A form differs only below N = 64,
+/// where it fetches less. Measured on
+/// the H100 for f16 (wgmma.cu): 18, 24, 32, 64, 128 cycles per SM for N = 8, 32, 64, 128, 256.
+/// `None` for every other instruction and for a shape it cannot read.
+pub fn wgmma_equivalents(op: &Op) -> Option<u32> {
+    if op.opcode != Opcode::Wgmma || !op.mods.has_other("mma_async") {
+        return None;
+    }
+    let n = op.mods.other.iter().find_map(|o| {
+        let (n, _k) = o.strip_prefix("m64n")?.split_once('k')?;
+        n.parse::<u32>().ok()
+    })?;
+    if n == 0 || n > 256 {
+        return None;
+    }
+    let sparse = op.mods.has_other("sp");
+    // K·bits of one dense K-slice: 256 (f16 k16, tf32 k8, e4m3/s8 k32, b1 k256).
+    let slice_bits = if sparse { 512 } else { 256 };
+    let b_bytes = n * slice_bits / 8;
+    let a_bytes = 64 * 256 / 8;
+    let fetch = (a_bytes + b_bytes).div_ceil(WGMMA_OPERAND_BYTES_PER_CYCLE);
+    Some((n / 2).max(fetch))
+}
+
+/// One warp's node of a warpgroup instruction of `w` equivalents (`t` per equivalent): the
+/// four warps share the tensor cores, each holding its pipe for a quarter, `λ·w/4`; a
+/// dependent wgmma on the same accumulator may follow once the whole instruction has passed,
+/// `Λ·w` (the chained-wgmma interval; wgmma.cu: one warpgroup's chain runs at the full SM's
+/// rate, so a K-loop of wgmmas on one accumulator is not latency-bound).
+pub fn warpgroup_share(t: NodeTiming, w: u32) -> NodeTiming {
+    let saturated = Cycles::from_ticks(u64::MAX);
+    NodeTiming {
+        lambda: t.lambda.mul_ratio(u64::from(w), 4).unwrap_or(saturated),
+        latency: t.latency.mul_ratio(u64::from(w), 1).unwrap_or(saturated),
+        l2_reuse: None,
+        ..t
+    }
+}
+
 /// `t` as `n` back-to-back instructions of the same pipe: the pipe is busy `n·λ`, and the
 /// last result is ready `(n-1)·λ` after the first would be, `Λ + (n-1)·λ`.
 pub fn repeat(t: NodeTiming, n: u32) -> NodeTiming {
@@ -154,6 +203,52 @@ mod tests {
         let m32 = format!("wmma.load.a.sync.aligned.row.m32n8k16.global.f16 {a}, [%rd1], %r9;");
         assert_eq!(count(&m32), one);
         assert_eq!(count("ld.global.f32 %f1, [%rd1];"), one);
+    }
+
+    #[test]
+    fn wgmma_time_is_its_arithmetic_or_its_operand_fetch() {
+        let eq = |shape: &str, ty: &str| {
+            let regs = (1..=4)
+                .map(|i| format!("%f{i}"))
+                .collect::<Vec<_>>()
+                .join(",");
+            let s = format!("wgmma.mma_async.sync.aligned.{shape}.f32.{ty}.{ty} {{{regs}}}, %rd1, %rd2, %p1, 1, 1, 0, 0;");
+            wgmma_equivalents(&ptx::parse_instruction(&s).unwrap().op)
+        };
+        // wgmma.cu on the H100: 18, 24, 32, 64, 128 cycles per SM at 1 cycle per equivalent.
+        assert_eq!(eq("m64n8k16", "f16"), Some(18));
+        assert_eq!(eq("m64n32k16", "f16"), Some(24));
+        assert_eq!(eq("m64n64k16", "f16"), Some(32));
+        assert_eq!(eq("m64n128k16", "f16"), Some(64));
+        assert_eq!(eq("m64n256k16", "bf16"), Some(128));
+        // Another input type: the same bits per K-slice, the same time per instruction.
+        assert_eq!(eq("m64n128k8", "tf32"), Some(64));
+        let other = |s: &str| wgmma_equivalents(&ptx::parse_instruction(s).unwrap().op);
+        assert_eq!(other("wgmma.fence.sync.aligned;"), None);
+        assert_eq!(other("wgmma.commit_group.sync.aligned;"), None);
+        assert_eq!(
+            other("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1,%f2,%f3,%f4}, {%r1,%r2,%r3,%r4}, {%r5,%r6}, {%f5,%f6,%f7,%f8};"),
+            None
+        );
+    }
+
+    #[test]
+    fn a_warp_holds_a_quarter_of_its_warpgroups_wgmma() {
+        let t = NodeTiming {
+            subsystem: SubsystemId(0),
+            lambda: Cycles::from_cycles(1),
+            latency: Cycles::from_cycles(1),
+            source: MapSource::F,
+            class: InstClass::TensorWgmma,
+            l2_reuse: None,
+        };
+        let r = warpgroup_share(t, 64);
+        assert_eq!(r.lambda, Cycles::from_cycles(16));
+        assert_eq!(r.latency, Cycles::from_cycles(64));
+        assert_eq!(
+            warpgroup_share(t, 18).lambda,
+            Cycles::from_ratio(9, 2).unwrap()
+        );
     }
 
     #[test]

@@ -161,13 +161,16 @@ pub fn classify(op: &Op) -> Option<InstClass> {
             }
         }
         Mma => Some(C::TensorMma),
-        Wgmma | Tcgen05 => Some(
-            if op.mods.has_other("mma_async") || op.mods.has_other("mma") {
-                C::TensorMma
-            } else {
-                C::Misc
-            },
-        ),
+        Wgmma => Some(if op.mods.has_other("mma_async") {
+            C::TensorWgmma
+        } else {
+            C::Misc
+        }),
+        Tcgen05 => Some(if op.mods.has_other("mma") {
+            C::TensorMma
+        } else {
+            C::Misc
+        }),
         Bar | Barrier => Some(if op.mods.has_other("warp") {
             C::Misc
         } else {

@@ -602,6 +602,10 @@ pub fn map_kernel(
                     // One node, `count` SASS requests or HMMAs (crate::fragment).
                     let n = fragment::lowering(&node.op).count;
                     let t = fragment::repeat(map_node(gpu, node, &u, &mut lacks), n);
+                    let t = match fragment::wgmma_equivalents(&node.op) {
+                        Some(w) => fragment::warpgroup_share(t, w),
+                        None => t,
+                    };
                     if t.source == MapSource::Conservative {
                         unc.note(&node.op, node.ptx_line);
                     }
