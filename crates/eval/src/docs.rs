@@ -22,6 +22,10 @@ pub enum Role {
     HeldOut,
 }
 
+/// Below this share of busy warp slots at the lowest occupancy, the page says a kernel's warps
+/// end unevenly (every Rodinia kernel keeps 87 % or more).
+const IMBALANCED_BLOCKS: f64 = 0.75;
+
 /// One suite's evaluation and ablation.
 pub struct SuiteSection<'a> {
     /// The suite directory as given on the command line.
@@ -298,6 +302,15 @@ fn section(sec: &SuiteSection<'_>, svg_dir: Option<&str>, titled: bool) -> Strin
     s
 }
 
+/// The share of a launch's resident warp slots that held a running warp, on average over the
+/// SM's active cycles. At the lowest occupancy no block waits to be dispatched, so a share
+/// below one is warps that ended before the rest of their block.
+fn busy_warp_slots(launch: &profile::Launch) -> Option<f64> {
+    let active = metric(launch, "sm__warps_active.avg.pct_of_peak_sustained_active")?;
+    let resident = metric(launch, "sm__maximum_warps_per_active_cycle_pct")?;
+    (resident > 0.0).then(|| active / resident)
+}
+
 fn kernel_commentary(k: &KernelResult, p: &SuiteSection<'_>, titled: bool) -> String {
     let mut s = String::new();
     let Some(r) = k.result(Model::Pipeline) else {
@@ -395,6 +408,16 @@ fn kernel_commentary(k: &KernelResult, p: &SuiteSection<'_>, titled: bool) -> St
                 conflicts / shared
             );
         }
+        if let Some(kept) = busy_warp_slots(first) {
+            if kept < IMBALANCED_BLOCKS {
+                let _ = writeln!(
+                    s,
+                    "- At {} warps an SM kept only {:.0} % of its warp slots busy                      (`sm__warps_active` against the launch's occupancy): the warps of a block                      end at different times (data-dependent trip counts) and a block holds its                      slot until its longest warp ends; the IDG's warps are alike, with the                      counters' mean trip counts.",
+                    case.points[0].occupancy_warps,
+                    100.0 * kept
+                );
+            }
+        }
         if let Some(d) = metric(last, "smsp__sass_branch_targets_threads_divergent.sum") {
             if d > 0.0 {
                 let _ = writeln!(
@@ -456,4 +479,36 @@ fn kernel_commentary(k: &KernelResult, p: &SuiteSection<'_>, titled: bool) -> St
     }
     s.push('\n');
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn launch(active_pct: &str, resident_pct: &str) -> profile::Launch {
+        let head = "\"ID\",\"Kernel Name\",\"Block Size\",\"Grid Size\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n";
+        let row = |m: &str, v: &str| {
+            format!("\"0\",\"k\",\"(256, 1, 1)\",\"(4096, 1, 1)\",\"{m}\",\"%\",\"{v}\"\n")
+        };
+        let text = format!(
+            "{head}{}{}",
+            row(
+                "sm__warps_active.avg.pct_of_peak_sustained_active",
+                active_pct
+            ),
+            row("sm__maximum_warps_per_active_cycle_pct", resident_pct)
+        );
+        let p = profile::parse(&text, "t.csv").unwrap();
+        p.kernels[0].launches[0].clone()
+    }
+
+    #[test]
+    fn busy_warp_slots_compare_active_with_resident_warps() {
+        // shoc_spmv_csr_scalar at one block per SM: 4.9 % of 64 slots busy of 12.5 % resident.
+        let kept = busy_warp_slots(&launch("4.9", "12.5")).unwrap();
+        assert!((kept - 0.392).abs() < 1e-9);
+        assert!(kept < IMBALANCED_BLOCKS);
+        assert!(busy_warp_slots(&launch("12.3", "12.5")).unwrap() > IMBALANCED_BLOCKS);
+        assert_eq!(busy_warp_slots(&launch("12.3", "0")), None);
+    }
 }
