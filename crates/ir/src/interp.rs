@@ -128,6 +128,14 @@ impl BoundLaunch {
         self.grid.iter().map(|&g| u64::from(g)).product()
     }
 
+    /// The linear id of the grid's central block: the middle of each dimension, so that no
+    /// coordinate sits on an edge of a 2-D or 3-D grid (the middle linear id of a 12x24x24
+    /// grid is (0, 0, 12), on two edges). For a 1-D grid it is `blocks / 2`.
+    pub fn middle_block(&self) -> u64 {
+        let [gx, gy, gz] = self.grid.map(u64::from);
+        gx / 2 + gx * (gy / 2 + gy * (gz / 2))
+    }
+
     /// `(x, y, z)` of linear block id `i` (x fastest).
     pub fn ctaid_of(&self, i: u64) -> [u32; 3] {
         let gx = u64::from(self.grid[0]);
@@ -652,6 +660,26 @@ mod tests {
         bits: 32,
         signed: true,
     };
+
+    #[test]
+    fn the_middle_block_is_central_in_every_dimension() {
+        let at = |grid: [u32; 3]| {
+            super::BoundLaunch {
+                grid,
+                block: [32, 1, 1],
+                params: Vec::new(),
+            }
+            .middle_block()
+        };
+        // 1-D: blocks / 2.
+        assert_eq!(at([7, 1, 1]), 3);
+        assert_eq!(at([4096, 1, 1]), 2048);
+        // 12 x 24 x 24: (6, 12, 12), not the middle linear id 3456 = (0, 0, 12).
+        assert_eq!(at([12, 24, 24]), 6 + 12 * (12 + 24 * 12));
+        // 2-D 342 x 342: (171, 171).
+        assert_eq!(at([342, 342, 1]), 171 + 342 * 171);
+        assert_eq!(at([1, 1, 1]), 0);
+    }
 
     #[test]
     fn bfe_extracts_and_extends_as_the_ptx_isa_says() {

@@ -365,12 +365,13 @@ fn entry_states_with<'l>(
 /// Entries into a loop sampled per thread for statistics.
 const ENTRIES_PER_THREAD: usize = 8;
 
-/// The sampled threads: every thread of the first and of the last block.
+/// The sampled threads: every thread of the first, the central and the last block. The
+/// central block is the one the walk builds by default; in a 2-D grid whose edge rows return
+/// early (a stencil's boundary), the first and the last block both sit on an edge and no
+/// thread of theirs reaches the loop.
 fn sample_threads(launch: &BoundLaunch) -> Vec<([u32; 3], Vec<[u32; 3]>)> {
-    let mut blocks = vec![0u64];
-    if launch.blocks() > 1 {
-        blocks.push(launch.blocks() - 1);
-    }
+    let mut blocks = vec![0, launch.middle_block(), launch.blocks().saturating_sub(1)];
+    blocks.dedup();
     blocks
         .into_iter()
         .map(|b| {

@@ -138,14 +138,6 @@ pub enum WalkError {
 /// Walking every group of a huge grid would take minutes; beyond this, ask for a count.
 const ALL_GROUPS_LIMIT: u64 = 65_536;
 
-/// The linear id of the grid's central group: the middle of each dimension, so that no
-/// coordinate sits on an edge of a 2-D or 3-D grid (the middle linear id of a 12x24x24 grid
-/// is (0, 0, 12), on two edges). For a 1-D grid it is `blocks / 2`.
-fn middle_group(grid: [u32; 3]) -> u64 {
-    let [gx, gy, gz] = grid.map(u64::from);
-    gx / 2 + gx * (gy / 2 + gy * (gz / 2))
-}
-
 /// Walks the chosen groups of `launch` and groups warps by identical IDG.
 pub fn build(
     kernel: &Kernel,
@@ -156,7 +148,7 @@ pub fn build(
 ) -> Result<Built, WalkError> {
     let total = launch.blocks();
     let groups: Vec<u64> = match opts.groups {
-        Groups::Middle => vec![middle_group(launch.grid)],
+        Groups::Middle => vec![launch.middle_block()],
         Groups::First => vec![0],
         Groups::Count(n) => (0..n.clamp(1, total)).collect(),
         Groups::All if total > ALL_GROUPS_LIMIT => {
@@ -270,21 +262,4 @@ fn fingerprint(idg: &idg::Idg) -> u64 {
         (n.ptx_line, n.active_lanes, &n.reads, &n.writes).hash(&mut h);
     }
     h.finish()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::middle_group;
-
-    #[test]
-    fn the_middle_group_is_central_in_every_dimension() {
-        // 1-D: blocks / 2, as before.
-        assert_eq!(middle_group([7, 1, 1]), 3);
-        assert_eq!(middle_group([4096, 1, 1]), 2048);
-        // 12 x 24 x 24: (6, 12, 12), not the middle linear id 3456 = (0, 0, 12).
-        assert_eq!(middle_group([12, 24, 24]), 6 + 12 * (12 + 24 * 12));
-        // 2-D 342 x 342: (171, 171).
-        assert_eq!(middle_group([342, 342, 1]), 171 + 342 * 171);
-        assert_eq!(middle_group([1, 1, 1]), 0);
-    }
 }
