@@ -8,6 +8,10 @@
 //! iterations of a repeat whose body holds no nested repeat and extrapolates; the critical
 //! path is extrapolated only once a dominance test proves the per-node depth increments can
 //! never change again (see [`Pass::repeat`]), otherwise iterations are processed explicitly.
+//! A body whose nodes move last writers (asynchronous-group commits) is processed iteration by
+//! iteration: a moved writer is read some iterations later, so the depth increments can
+//! repeat with a period longer than one iteration, which the dominance test does not cover.
+//! The compact edges walk one more iteration per move (each carries a writer one further).
 
 use std::collections::BTreeSet;
 
@@ -32,6 +36,9 @@ pub struct Stats {
 struct Writer {
     node: NodeId,
     depth: u64,
+    /// Tells instances apart: a moved resource may hold an earlier instance of the node
+    /// another resource holds the latest of.
+    instance: u64,
 }
 
 struct Pass<'a> {
@@ -43,6 +50,10 @@ struct Pass<'a> {
     /// steady-state test of flat repeats.
     node_depth: Vec<u64>,
     node_winner: Vec<Option<NodeId>>,
+    /// Dynamic instances processed so far (the next one's `Writer::instance`), and each
+    /// node's latest.
+    instances: u64,
+    node_instance: Vec<u64>,
 }
 
 impl<'a> Pass<'a> {
@@ -54,6 +65,8 @@ impl<'a> Pass<'a> {
             max_depth: 0,
             node_depth: vec![0; idg.nodes.len()],
             node_winner: vec![None; idg.nodes.len()],
+            instances: 0,
+            node_instance: vec![0; idg.nodes.len()],
         }
     }
 
@@ -62,8 +75,7 @@ impl<'a> Pass<'a> {
         let mut writers: SmallVec<[Writer; 4]> = SmallVec::new();
         for r in &node.reads {
             if let Some(w) = self.last[r.index()] {
-                // The latest instance of a node is unique, so equal node ids are one instance.
-                if !writers.iter().any(|x| x.node == w.node) {
+                if !writers.iter().any(|x| x.instance == w.instance) {
                     writers.push(w);
                 }
             }
@@ -71,8 +83,18 @@ impl<'a> Pass<'a> {
         self.edges += writers.len() as u64;
         let winner = writers.iter().copied().max_by_key(|w| w.depth);
         let depth = 1 + winner.map_or(0, |w| w.depth);
+        let instance = self.instances;
+        self.instances += 1;
+        self.node_instance[id.index()] = instance;
         for r in &node.writes {
-            self.last[r.index()] = Some(Writer { node: id, depth });
+            self.last[r.index()] = Some(Writer {
+                node: id,
+                depth,
+                instance,
+            });
+        }
+        for (from, to) in &node.moves {
+            self.last[to.index()] = self.last[from.index()];
         }
         self.node_depth[id.index()] = depth;
         self.node_winner[id.index()] = winner.map(|w| w.node);
@@ -97,11 +119,14 @@ impl<'a> Pass<'a> {
                 Item::Repeat(_) => None,
             })
             .collect();
-        let Some(body) = flat else {
-            for _ in 0..r.count {
-                self.items(&r.body);
+        let body = match flat {
+            Some(body) if moves_in(self.idg, &r.body) == 0 => body,
+            _ => {
+                for _ in 0..r.count {
+                    self.items(&r.body);
+                }
+                return;
             }
-            return;
         };
         let mut prev: Option<(Vec<u64>, Vec<Option<NodeId>>, u64)> = None;
         for k in 0..r.count {
@@ -165,6 +190,9 @@ impl<'a> Pass<'a> {
             for w in &node.writes {
                 last[w.index()] = Some(*n);
             }
+            for (from, to) in &node.moves {
+                last[to.index()] = last[from.index()];
+            }
         }
         true
     }
@@ -182,13 +210,28 @@ impl<'a> Pass<'a> {
             self.node_depth[n.index()] = d;
             self.max_depth = self.max_depth.max(d);
         }
+        // Only a node's latest instance moves on; a resource a move filled before the repeat
+        // may hold an earlier one.
         for slot in self.last.iter_mut().flatten() {
             if let Some(i) = body.iter().position(|b| *b == slot.node) {
-                slot.depth = self.node_depth[body[i].index()];
+                if slot.instance == self.node_instance[slot.node.index()] {
+                    slot.depth = self.node_depth[body[i].index()];
+                }
             }
         }
         self.edges += iter_edges * remaining;
     }
+}
+
+/// Move pairs of the nodes under `items`, nested repeats included (each counted once).
+fn moves_in(idg: &Idg, items: &[Item]) -> u64 {
+    items
+        .iter()
+        .map(|i| match i {
+            Item::Node(id) => idg.node(*id).moves.len() as u64,
+            Item::Repeat(r) => moves_in(idg, &r.body),
+        })
+        .sum()
 }
 
 impl Idg {
@@ -237,7 +280,7 @@ pub(crate) fn carried(src: &Context, dst: &Context) -> (u64, Option<LoopId>) {
 impl Idg {
     /// The compact edge list: every distinct template dependence with its loop-carried
     /// distance. Two iterations of each repeat exhibit every distinct dependence because the
-    /// structure is periodic from the second iteration on.
+    /// structure is periodic from the second iteration on, plus one per move in its body.
     pub fn compact_edges(&self) -> Vec<CompactEdge> {
         struct Walk<'a> {
             idg: &'a Idg,
@@ -266,19 +309,24 @@ impl Idg {
                             for w in &node.writes {
                                 self.last[w.index()] = Some((*id, self.ctx.clone()));
                             }
+                            for (from, to) in &node.moves {
+                                self.last[to.index()] = self.last[from.index()].clone();
+                            }
                         }
                         Item::Repeat(r) => {
                             let key = r as *const Repeat as usize;
-                            for k in 0..r.count.min(2) {
+                            // Each move may carry a writer one iteration further.
+                            let walked = r.count.min(2 + moves_in(self.idg, &r.body));
+                            for k in 0..walked {
                                 self.ctx.push((key, r.loop_id, k));
                                 self.items(&r.body);
                                 self.ctx.pop();
                             }
-                            if r.count > 2 {
-                                // Later instances of the writers belong to the last iteration.
+                            if r.count > walked {
+                                // Later instances of the writers belong to the last iterations.
                                 for slot in self.last.iter_mut().flatten() {
                                     if let Some(e) = slot.1.iter_mut().find(|e| e.0 == key) {
-                                        e.2 = r.count - 1;
+                                        e.2 += r.count - walked;
                                     }
                                 }
                             }

@@ -86,7 +86,8 @@ impl Idg {
             return Err(IdgError::NodeMissing(missing as u32));
         }
         for node in &self.nodes {
-            for r in node.reads.iter().chain(&node.writes) {
+            let moved = node.moves.iter().flat_map(|(a, b)| [a, b]);
+            for r in node.reads.iter().chain(&node.writes).chain(moved) {
                 if r.index() >= self.resources.len() {
                     return Err(IdgError::ResourceOutOfRange(r.0));
                 }

@@ -91,6 +91,9 @@ impl Idg {
                 for w in &node.writes {
                     self.last[w.index()] = Some((v, self.ctx.clone()));
                 }
+                for (from, to) in &node.moves {
+                    self.last[to.index()] = self.last[from.index()].clone();
+                }
             }
         }
         let mut walk = Walk {

@@ -146,6 +146,12 @@ pub struct Node {
     /// Resources this instruction reads; each read depends on the resource's last writer.
     pub reads: Vec<ResourceId>,
     pub writes: Vec<ResourceId>,
+    /// Last-writer copies applied after `writes`, in order: `(from, to)` makes the last
+    /// writer of `from` the last writer of `to`. The commit of an asynchronous group shifts
+    /// the group slots this way, so that a wait for all but the newest N groups reads the
+    /// slot holding the instruction that ended the group committed N before the newest.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub moves: Vec<(ResourceId, ResourceId)>,
     pub ptx_line: u32,
     pub src: Option<SrcLoc>,
     pub mem: Option<MemAccess>,
@@ -163,6 +169,9 @@ pub enum ResourceKind {
     Memory,
     /// Written by branches, read by every later instruction when control dependences are on.
     Control,
+    /// The completion of asynchronous work (`cp.async` copies, `wgmma` groups): the last
+    /// issued instruction of a kind, and the slots of its committed groups.
+    Async,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -3,7 +3,7 @@
 //! Dependence semantics (the definition every consumer shares): the unrolled sequence is the
 //! `body` tree read in order with every repeat expanded; a dynamic instruction depends on the
 //! last earlier dynamic writer of each resource it reads (read-after-write only, paper section
-//! 3.1.1). A stream keeps one "last writer" slot per resource and a stack as deep as the loop
+//! 3.1.1); after its writes, a node's `moves` copy last writers between resources, in order. A stream keeps one "last writer" slot per resource and a stack as deep as the loop
 //! nest, so its memory is bounded by code size whatever the trip counts.
 
 use smallvec::SmallVec;
@@ -116,8 +116,11 @@ impl<'a> Unroller<'a> {
 /// node and its two vectors. Built once per IDG and shared by all its streams.
 #[derive(Debug, Clone, Default)]
 pub struct DepTable {
-    /// Per node: start in `refs`, reads, writes.
+    /// Per node: start in `refs`, reads, writes; then its moves as pairs in `moves`.
     spans: Vec<(u32, u16, u16)>,
+    /// Per node: start in `moved` and the number of `(from, to)` pairs.
+    move_spans: Vec<(u32, u16)>,
+    moved: Vec<(u32, u32)>,
     refs: Vec<u32>,
     resources: usize,
 }
@@ -126,6 +129,8 @@ impl DepTable {
     pub fn new(idg: &Idg) -> Self {
         let mut t = DepTable {
             spans: Vec::with_capacity(idg.nodes.len()),
+            move_spans: Vec::with_capacity(idg.nodes.len()),
+            moved: Vec::new(),
             refs: Vec::new(),
             resources: idg.resources.len(),
         };
@@ -134,6 +139,9 @@ impl DepTable {
             t.refs.extend(n.reads.iter().chain(&n.writes).map(|r| r.0));
             t.spans
                 .push((start, n.reads.len() as u16, n.writes.len() as u16));
+            t.move_spans
+                .push((t.moved.len() as u32, n.moves.len() as u16));
+            t.moved.extend(n.moves.iter().map(|(a, b)| (a.0, b.0)));
         }
         t
     }
@@ -229,6 +237,10 @@ impl<'a> Stream<'a> {
         // Reads are resolved before writes so `add %r1, %r1, 1` depends on the previous writer.
         for &w in writes {
             self.last_writer[w as usize] = seq;
+        }
+        let (mstart, n) = self.table.move_spans[id.index()];
+        for &(from, to) in &self.table.moved[mstart as usize..mstart as usize + usize::from(n)] {
+            self.last_writer[to as usize] = self.last_writer[from as usize];
         }
         self.seq += 1;
         Some((seq, id))

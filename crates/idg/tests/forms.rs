@@ -7,12 +7,17 @@ use std::collections::BTreeSet;
 use idg::{Category, Idg, IdgBuilder, LoopId, LoopInfo, Node, ResourceId, ResourceKind};
 use proptest::prelude::*;
 
-fn node(reads: Vec<ResourceId>, writes: Vec<ResourceId>) -> Node {
+fn node(
+    reads: Vec<ResourceId>,
+    writes: Vec<ResourceId>,
+    moves: Vec<(ResourceId, ResourceId)>,
+) -> Node {
     Node {
         op: test_op(),
         category: Category::Compute,
         reads,
         writes,
+        moves,
         ptx_line: 1,
         src: None,
         mem: None,
@@ -28,10 +33,11 @@ fn test_op() -> ptx::ast::Op {
     }
 }
 
-/// A random program: nodes reading/writing a few registers, in nested repeats.
+/// A random program: nodes reading/writing a few registers (and moving last writers between
+/// them, as asynchronous-group commits do), in nested repeats.
 #[derive(Debug, Clone)]
 enum Gen {
-    Node(Vec<u8>, Vec<u8>),
+    Node(Vec<u8>, Vec<u8>, Vec<(u8, u8)>),
     Repeat(u64, Vec<Gen>),
 }
 
@@ -43,8 +49,9 @@ fn gen_with_counts(max_count: u64) -> impl Strategy<Value = Vec<Gen>> {
     let leaf = (
         prop::collection::vec(0u8..5, 0..3),
         prop::collection::vec(0u8..5, 0..2),
+        prop::collection::vec((0u8..5, 0u8..5), 0..2),
     )
-        .prop_map(|(r, w)| Gen::Node(r, w));
+        .prop_map(|(r, w, m)| Gen::Node(r, w, m));
     let tree = leaf.prop_recursive(3, 24, 5, move |inner| {
         prop_oneof![
             3 => inner.clone(),
@@ -58,10 +65,13 @@ fn build(program: &[Gen]) -> Idg {
     fn emit(b: &mut IdgBuilder, regs: &[ResourceId], items: &[Gen]) {
         for g in items {
             match g {
-                Gen::Node(r, w) => {
+                Gen::Node(r, w, m) => {
                     b.push(node(
                         r.iter().map(|i| regs[*i as usize]).collect(),
                         w.iter().map(|i| regs[*i as usize]).collect(),
+                        m.iter()
+                            .map(|(a, c)| (regs[*a as usize], regs[*c as usize]))
+                            .collect(),
                     ));
                 }
                 Gen::Repeat(count, body) => {
@@ -180,7 +190,7 @@ fn extrapolation_waits_for_overtaking_chains() {
         .collect();
     // A long prologue chain on r0 gives it a head start of 300.
     for _ in 0..300 {
-        b.push(node(vec![r[0]], vec![r[0]]));
+        b.push(node(vec![r[0]], vec![r[0]], Vec::new()));
     }
     let l = b.add_loop(LoopInfo {
         label: "L".into(),
@@ -190,10 +200,10 @@ fn extrapolation_waits_for_overtaking_chains() {
     });
     b.begin_repeat(l, 1000);
     // r1 grows by 3 per iteration, r0 is not written: r2 follows r0 first, then r1.
-    b.push(node(vec![r[1]], vec![r[1]]));
-    b.push(node(vec![r[1]], vec![r[1]]));
-    b.push(node(vec![r[1]], vec![r[1]]));
-    b.push(node(vec![r[0], r[1]], vec![r[2]]));
+    b.push(node(vec![r[1]], vec![r[1]], Vec::new()));
+    b.push(node(vec![r[1]], vec![r[1]], Vec::new()));
+    b.push(node(vec![r[1]], vec![r[1]], Vec::new()));
+    b.push(node(vec![r[0], r[1]], vec![r[2]], Vec::new()));
     b.end_repeat().unwrap();
     let idg = b.finish().unwrap();
     let (edges, cp) = stream_critical_path(&idg);
@@ -215,8 +225,8 @@ fn a_million_trips_cost_no_memory() {
         trip_source: "static".into(),
     });
     b.begin_repeat(l, 1_000_000);
-    b.push(node(vec![acc, i], vec![acc]));
-    b.push(node(vec![i], vec![i]));
+    b.push(node(vec![acc, i], vec![acc], Vec::new()));
+    b.push(node(vec![i], vec![i], Vec::new()));
     b.end_repeat().unwrap();
     let idg = b.finish().unwrap();
     assert_eq!(idg.nodes.len(), 2);
@@ -237,8 +247,8 @@ fn a_million_trips_cost_no_memory() {
 #[test]
 fn json_round_trip_and_validation() {
     let idg = build(&[
-        Gen::Node(vec![], vec![0]),
-        Gen::Repeat(3, vec![Gen::Node(vec![0], vec![0])]),
+        Gen::Node(vec![], vec![0], vec![]),
+        Gen::Repeat(3, vec![Gen::Node(vec![0], vec![0], vec![])]),
     ]);
     let k = idg::KernelIdgs {
         schema_version: idg::SCHEMA_VERSION,
@@ -270,7 +280,7 @@ fn json_round_trip_and_validation() {
 /// was deeper than the loop-carried one): not a steady state yet (found by the property test).
 #[test]
 fn shrinking_depths_are_not_extrapolated() {
-    let n = |r: &[u8], w: &[u8]| Gen::Node(r.to_vec(), w.to_vec());
+    let n = |r: &[u8], w: &[u8]| Gen::Node(r.to_vec(), w.to_vec(), Vec::new());
     let program = vec![
         Gen::Repeat(1, vec![Gen::Repeat(1, vec![n(&[], &[4])]), n(&[4], &[2])]),
         Gen::Repeat(4, vec![n(&[3], &[]), n(&[2], &[3]), n(&[], &[2])]),

@@ -45,6 +45,7 @@ fn looped_example(reps: u64) -> (Idg, ClassTiming) {
             },
             reads,
             writes,
+            moves: Vec::new(),
             ptx_line: line as u32,
             src: None,
             mem: None,

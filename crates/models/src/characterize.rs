@@ -233,6 +233,9 @@ impl KernelCharacterization {
             for r in &node.writes {
                 pass.writers[r.index()] = Some(w);
             }
+            for (from, to) in &node.moves {
+                pass.writers[to.index()] = pass.writers[from.index()];
+            }
         }
         if pass.n == 0 {
             return Err(ModelError::EmptyKernel);

@@ -61,6 +61,7 @@ fn build(body: &[Gen], reps: u64) -> (Idg, ClassTiming) {
             },
             reads,
             writes,
+            moves: Vec::new(),
             ptx_line: i as u32,
             src: None,
             mem: None,

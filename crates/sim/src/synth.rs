@@ -91,6 +91,7 @@ pub fn build(body: &[Piece], warps_per_group: u32, groups: u32) -> SynthKernel {
                         category,
                         reads,
                         writes,
+                        moves: Vec::new(),
                         ptx_line: *line,
                         src: None,
                         mem: None,

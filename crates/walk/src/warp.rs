@@ -550,6 +550,35 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
                 reuse,
             });
         }
+        let mut moves = Vec::new();
+        if let Some((family, action)) = async_action(inst) {
+            let issued = self.b.resource(ResourceKind::Async, family);
+            let slot = |b: &mut idg::IdgBuilder, k: u32| {
+                b.resource(ResourceKind::Async, &format!("{family}.group{k}"))
+            };
+            match action {
+                AsyncAction::Issue => writes.push(issued),
+                AsyncAction::Commit => {
+                    for k in (1..ASYNC_GROUP_SLOTS).rev() {
+                        moves.push((slot(&mut self.b, k - 1), slot(&mut self.b, k)));
+                    }
+                    moves.push((issued, slot(&mut self.b, 0)));
+                }
+                AsyncAction::Wait(pending) => {
+                    reads.push(match pending {
+                        Some(n) => slot(&mut self.b, n.min(ASYNC_GROUP_SLOTS - 1)),
+                        None => issued,
+                    });
+                    // The warp waits here: nothing after it issues before it.
+                    writes.push(self.barrier);
+                    if family == CP_ASYNC {
+                        // What the copies wrote is now visible to the warp's shared loads and
+                        // (through the barrier that follows) to the other warps.
+                        writes.push(self.b.resource(ResourceKind::Memory, "shared"));
+                    }
+                }
+            }
+        }
         reads.sort_unstable();
         reads.dedup();
         writes.sort_unstable();
@@ -559,6 +588,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             category,
             reads,
             writes,
+            moves,
             ptx_line: inst.ptx_line,
             src: inst.loc.map(|s| SrcLoc {
                 file: s.file,
@@ -676,6 +706,54 @@ fn barrier_count(inst: &Inst) -> Option<u32> {
         [_, Operand::Imm(n), ..] if ops.len() >= with_count => Some(*n as u32),
         _ => None,
     }
+}
+
+/// Group slots kept per asynchronous family: a wait for all but the newest N groups with
+/// N at least this reads the oldest slot (a stricter wait; PTX code waits with N of 0 to 6).
+const ASYNC_GROUP_SLOTS: u32 = 8;
+
+const CP_ASYNC: &str = "cp.async";
+
+/// What an instruction does to an asynchronous family's groups.
+enum AsyncAction {
+    /// Starts asynchronous work (a `cp.async` copy, a `wgmma.mma_async`).
+    Issue,
+    /// Closes the current group (`*.commit_group`).
+    Commit,
+    /// Waits until at most N groups are pending (`*.wait_group N`), or for every issued
+    /// instruction (`cp.async.wait_all`, `None`).
+    Wait(Option<u32>),
+}
+
+/// The family (`cp.async` or `wgmma`) and action of an asynchronous-group instruction. Bulk
+/// copies (`cp.async.bulk*`, completed through mbarriers or their own bulk groups) are not
+/// modelled: their completion is not a dependence.
+fn async_action(inst: &Inst) -> Option<(&'static str, AsyncAction)> {
+    let m = &inst.op.mods;
+    let family = match inst.op.opcode {
+        Opcode::Cp if m.has_other("async") && !m.has_other("bulk") && m.reduce.is_none() => {
+            CP_ASYNC
+        }
+        Opcode::Wgmma => "wgmma",
+        _ => return None,
+    };
+    let pending = || match inst.operands.first() {
+        Some(Operand::Imm(n)) => Some((*n).min(u64::from(u32::MAX)) as u32),
+        _ => Some(0),
+    };
+    let action = if m.has_other("commit_group") {
+        AsyncAction::Commit
+    } else if m.has_other("wait_group") {
+        AsyncAction::Wait(pending())
+    } else if m.has_other("wait_all") {
+        AsyncAction::Wait(None)
+    } else if family == CP_ASYNC || m.has_other("mma_async") {
+        AsyncAction::Issue
+    } else {
+        // wgmma.fence orders register accesses; it starts nothing.
+        return None;
+    };
+    Some((family, action))
 }
 
 /// The address operand of a memory instruction.

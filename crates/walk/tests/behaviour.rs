@@ -444,8 +444,9 @@ fn last_writers_are_predecessors(idg: &Idg, g: &Materialized) {
         for e in g.edges_directed(v, Direction::Incoming) {
             let src = idg.node(g[e.source()].node);
             let r = e.weight().resource;
+            // The source wrote the resource, or a commit moved its write there.
             assert!(
-                src.writes.contains(&r) && n.reads.contains(&r),
+                last.get(&r) == Some(&e.source()) && n.reads.contains(&r),
                 "{} -> {} labelled {} is not def-use",
                 src.op,
                 n.op,
@@ -465,6 +466,12 @@ fn last_writers_are_predecessors(idg: &Idg, g: &Materialized) {
         }
         for r in &n.writes {
             last.insert(*r, v);
+        }
+        for (from, to) in &n.moves {
+            match last.get(from).copied() {
+                Some(w) => last.insert(*to, w),
+                None => last.remove(to),
+            };
         }
     }
 }
@@ -661,4 +668,85 @@ fn lanes_leave_a_loop_at_their_own_trip_counts() {
 #[ignore = "walk: lanes with a smaller trip count miss their last header execution"]
 fn lanes_run_their_last_iteration() {
     assert_eq!(thread_dependent_fma_lanes(), vec![28, 24, 20, 16, 12, 8, 4]);
+}
+
+/// A software pipeline of copies: each iteration issues one `cp.async`, commits it and waits
+/// until at most one group is pending; `wait_all` then waits for every copy.
+const CP_ASYNC_PIPELINE: &str = r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry pipe(.param .u64 pipe_param_0)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<4>;
+    .shared .align 16 .b8 buf[4096];
+    ld.param.u64 %rd1, [pipe_param_0];
+    mov.u32 %r1, %tid.x;
+    shl.b32 %r2, %r1, 4;
+    mov.u32 %r3, buf;
+    add.s32 %r4, %r3, %r2;
+    cvt.u64.u32 %rd2, %r2;
+    add.s64 %rd3, %rd1, %rd2;
+    mov.u32 %r5, 0;
+$L_loop:
+    cp.async.cg.shared.global [%r4], [%rd3], 16;
+    cp.async.commit_group;
+    cp.async.wait_group 1;
+    add.s32 %r5, %r5, 1;
+    setp.lt.u32 %p1, %r5, 4;
+    @%p1 bra $L_loop;
+    cp.async.wait_all;
+    bar.sync 0;
+    ld.shared.u32 %r6, [%r4];
+    ret;
+}
+"#;
+
+/// `cp.async.wait_group N` waits for the copies of every group but the newest N: its
+/// dependence is the last copy of the group committed N before the newest, carried through
+/// the commits' group slots; the warp's later instructions wait for the wait.
+#[test]
+fn async_copy_waits_depend_on_the_groups_they_wait_for() {
+    let fe = build(
+        CP_ASYNC_PIPELINE,
+        "pipe",
+        [1, 1, 1],
+        [32, 1, 1],
+        &[],
+        &Options::default(),
+    );
+    let idg = &fe.built.idgs.classes[0].idg;
+    let g = idg.materialize(1000).unwrap();
+    last_writers_are_predecessors(idg, &g);
+    let all = |op: &str| -> Vec<NodeIndex> {
+        g.node_indices()
+            .filter(|v| idg.node(g[*v].node).op.to_string() == op)
+            .collect()
+    };
+    let copies = all("cp.async.cg.shared.global");
+    let waits = all("cp.async.wait_group");
+    assert_eq!((copies.len(), waits.len()), (4, 4));
+    // The first wait has one group pending (allowed); each later one needs the previous copy.
+    assert!(copies.iter().all(|&c| !edge_between(&g, c, waits[0])));
+    for k in 1..4 {
+        assert!(edge_between(&g, copies[k - 1], waits[k]), "wait {k}");
+        assert!(
+            !edge_between(&g, copies[k], waits[k]),
+            "wait {k} waits for its own group"
+        );
+    }
+    let wait_all = all("cp.async.wait_all")[0];
+    assert!(edge_between(&g, copies[3], wait_all));
+    // The copies' data reaches the shared load through the wait, and the next iteration's
+    // instructions wait for the wait.
+    let ld = all("ld.shared.u32")[0];
+    assert!(edge_between(&g, wait_all, ld));
+    assert!(edge_between(&g, waits[0], all("add.s32")[1]));
+    let slot = idg.resource(g[g.find_edge(copies[0], waits[1]).unwrap()].resource);
+    assert_eq!(
+        (slot.kind, slot.name.as_str()),
+        (ResourceKind::Async, "cp.async.group1")
+    );
 }

@@ -73,6 +73,7 @@ pub fn build(body: &[Inst], reps: u64) -> (Idg, ClassTiming) {
             },
             reads,
             writes,
+            moves: Vec::new(),
             ptx_line: line as u32 + 1,
             src: None,
             mem: None,
