@@ -65,6 +65,18 @@ struct Ctx {
 };
 extern Ctx g;
 
+// Device 0, its SM count, the per-SM timing slots and the sinks; prints the CSV header.
+inline void ctx_init(size_t sink_bytes) {
+  CK(cudaSetDevice(0));
+  CK(cudaDeviceGetAttribute(&g.sms, cudaDevAttrMultiProcessorCount, 0));
+  CK(cudaMalloc(&g.st.start, sizeof(unsigned long long) * MAX_SM));
+  CK(cudaMalloc(&g.st.end, sizeof(unsigned long long) * MAX_SM));
+  CK(cudaMalloc(&g.st.blocks, sizeof(unsigned) * MAX_SM));
+  CK(cudaMalloc(&g.d_cyc, 64));
+  CK(cudaMalloc(&g.d_sink, sink_bytes));
+  printf("class,kind,param,value,unit,warps,iterations,notes\n");
+}
+
 inline void sm_reset() {
   CK(cudaMemset(g.st.start, 0xff, sizeof(unsigned long long) * MAX_SM));
   CK(cudaMemset(g.st.end, 0, sizeof(unsigned long long) * MAX_SM));

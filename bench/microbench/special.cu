@@ -453,14 +453,7 @@ static void props() {
 
 int main(int argc, char** argv) {
   std::string only = argc > 1 ? argv[1] : "all";
-  CK(cudaSetDevice(0));
-  CK(cudaDeviceGetAttribute(&g.sms, cudaDevAttrMultiProcessorCount, 0));
-  CK(cudaMalloc(&g.st.start, sizeof(unsigned long long) * MAX_SM));
-  CK(cudaMalloc(&g.st.end, sizeof(unsigned long long) * MAX_SM));
-  CK(cudaMalloc(&g.st.blocks, sizeof(unsigned) * MAX_SM));
-  CK(cudaMalloc(&g.d_cyc, 64));
-  CK(cudaMalloc(&g.d_sink, 16 << 20));
-  printf("class,kind,param,value,unit,warps,iterations,notes\n");
+  ctx_init(16 << 20);
   props();
   measure_clock("start");
   if (only == "all" || only == "arith") run_arith();

@@ -199,14 +199,7 @@ void shape() {
 }
 
 int main() {
-  CK(cudaSetDevice(0));
-  CK(cudaDeviceGetAttribute(&g.sms, cudaDevAttrMultiProcessorCount, 0));
-  CK(cudaMalloc(&g.st.start, sizeof(unsigned long long) * MAX_SM));
-  CK(cudaMalloc(&g.st.end, sizeof(unsigned long long) * MAX_SM));
-  CK(cudaMalloc(&g.st.blocks, sizeof(unsigned) * MAX_SM));
-  CK(cudaMalloc(&g.d_cyc, 64));
-  CK(cudaMalloc(&g.d_sink, 1 << 20));
-  printf("class,kind,param,value,unit,warps,iterations,notes\n");
+  ctx_init(1 << 20);
   shape<8>();
   shape<32>();
   shape<64>();
