@@ -412,7 +412,11 @@ fn kernel_commentary(k: &KernelResult, p: &SuiteSection<'_>, titled: bool) -> St
             if kept < IMBALANCED_BLOCKS {
                 let _ = writeln!(
                     s,
-                    "- At {} warps an SM kept only {:.0} % of its warp slots busy                      (`sm__warps_active` against the launch's occupancy): the warps of a block                      end at different times (data-dependent trip counts) and a block holds its                      slot until its longest warp ends; the IDG's warps are alike, with the                      counters' mean trip counts.",
+                    "- At {} warps an SM kept only {:.0} % of its warp slots busy \
+                     (`sm__warps_active` against the launch's occupancy): the warps of a block \
+                     end at different times (data-dependent trip counts) and a block holds its \
+                     slot until its longest warp ends; the IDG's warps are alike, with the \
+                     counters' mean trip counts.",
                     case.points[0].occupancy_warps,
                     100.0 * kept
                 );
