@@ -22,6 +22,7 @@ $NVCC -O3 -arch=sm_90 -std=c++17 -o "$build/uneven" "$here/uneven.cu"
 "$build/uneven" > "$out/h100_uneven_raw.csv"
 ncu --clock-control none --kernel-name k_uneven --csv \
   --metrics gpu__time_duration.sum,sm__cycles_elapsed.avg,sm__cycles_active.avg,sm__warps_active.avg.pct_of_peak_sustained_active,sm__maximum_warps_per_active_cycle_pct,smsp__inst_executed.sum,smsp__warps_launched.sum,launch__occupancy_limit_shared_mem \
-  "$build/uneven" profile > "$out/h100_uneven_ncu.csv"
+  "$build/uneven" profile 2> "$build/ncu.log" | grep -v "^==" > "$out/h100_uneven_ncu.csv" \
+  || { tail -20 "$build/ncu.log"; exit 1; }
 rm -rf "$build"
 echo "wrote $out/h100_uneven_raw.csv ($(wc -l < "$out/h100_uneven_raw.csv") lines)"
