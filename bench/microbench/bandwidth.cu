@@ -23,15 +23,7 @@
 #include <string>
 #include <cuda_runtime.h>
 
-#define CK(x)                                                                  \
-  do {                                                                         \
-    cudaError_t e_ = (x);                                                      \
-    if (e_ != cudaSuccess) {                                                   \
-      fprintf(stderr, "CUDA error %s at %s:%d: %s\n", cudaGetErrorString(e_),  \
-              __FILE__, __LINE__, #x);                                         \
-      exit(1);                                                                 \
-    }                                                                          \
-  } while (0)
+#include "check.cuh"
 
 static void row(const char* cls, const char* kind, const std::string& param, double value,
                 const char* unit, int warps, long long iters, const std::string& notes) {

@@ -21,15 +21,7 @@
 #include <cuda_runtime.h>
 #include <cuda_fp16.h>
 
-#define CK(x)                                                                  \
-  do {                                                                         \
-    cudaError_t e_ = (x);                                                      \
-    if (e_ != cudaSuccess) {                                                   \
-      fprintf(stderr, "CUDA error %s at %s:%d: %s\n", cudaGetErrorString(e_),  \
-              __FILE__, __LINE__, #x);                                         \
-      exit(1);                                                                 \
-    }                                                                          \
-  } while (0)
+#include "check.cuh"
 
 #define MAX_SM 512
 

@@ -14,15 +14,7 @@
 #include <vector>
 #include <cuda_runtime.h>
 
-#define CK(x)                                                                    \
-  do {                                                                           \
-    cudaError_t e_ = (x);                                                        \
-    if (e_ != cudaSuccess) {                                                     \
-      fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x,                  \
-              cudaGetErrorString(e_));                                           \
-      exit(1);                                                                   \
-    }                                                                            \
-  } while (0)
+#include "check.cuh"
 
 __global__ void k_mix(const float4* __restrict__ big, size_t nbig, const float4* __restrict__ small,
                       size_t nsmall, int d, int l, int iters, float* out) {

@@ -11,15 +11,7 @@
 #include <cstdlib>
 #include <cuda_runtime.h>
 
-#define CK(x)                                                                  \
-  do {                                                                         \
-    cudaError_t e_ = (x);                                                      \
-    if (e_ != cudaSuccess) {                                                   \
-      fprintf(stderr, "CUDA error %s at %s:%d: %s\n", cudaGetErrorString(e_),  \
-              __FILE__, __LINE__, #x);                                         \
-      exit(1);                                                                 \
-    }                                                                          \
-  } while (0)
+#include "check.cuh"
 
 __global__ void reread(const float4* a, size_t n, int passes, float* out) {
   size_t tid = blockIdx.x * (size_t)blockDim.x + threadIdx.x;

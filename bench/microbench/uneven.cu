@@ -23,15 +23,7 @@
 #include <vector>
 #include <cuda_runtime.h>
 
-#define CK(x)                                                                    \
-  do {                                                                           \
-    cudaError_t e_ = (x);                                                        \
-    if (e_ != cudaSuccess) {                                                     \
-      fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x,                  \
-              cudaGetErrorString(e_));                                           \
-      exit(1);                                                                   \
-    }                                                                            \
-  } while (0)
+#include "check.cuh"
 
 __global__ void k_uneven(const float4* __restrict__ data, size_t n4, const int* __restrict__ trips,
                          float* out) {
