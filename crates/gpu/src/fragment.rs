@@ -5,7 +5,9 @@
 //! The IDG has one node per PTX instruction, but a `wmma.load.a` of a 16x16 f16 tile is four
 //! `LDG.E` on the GPU: costed and counted as one request it would give a wmma kernel a quarter
 //! of its memory traffic. Mapper g ([`crate::map_kernel`]) charges a node `n` pipelined
-//! requests ([`repeat`]), and the counter comparison ([`crate::counters`]) counts `n`.
+//! requests ([`repeat`]), and the counter comparison ([`crate::counters`]) counts `n`. A
+//! `wgmma.mma_async` is one `HGMMA` per warp whose tensor-core time grows with its shape
+//! ([`wgmma_equivalents`], [`warpgroup_share`]); [`node_timing`] applies both.
 //!
 //! The table is an ISA-lowering fact, not a tuned parameter (no tuning-suite kernel uses
 //! tensor fragments): static counts of `ptxas -arch=sm_90 -O3` (CUDA 13.5) output, dumped with
@@ -26,7 +28,7 @@
 //! `fragments.ptx` identically, and sm_75 (Turing) loads and stores the same but makes the
 //! wmma m16n16k16 four `HMMA.1688`, the same two m16n8k16-equivalents of work (its SASS
 //! instruction count, 4, is undercounted by 2 in the counter comparison). Forms not measured (other wmma shapes and fragment
-//! types, shared-memory wmma, `wgmma`, other `mma` shapes) stay one instruction, as before.
+//! types, shared-memory wmma, other `mma` shapes) stay one instruction, as before.
 
 use crate::cycles::Cycles;
 use crate::timing::{L2Reuse, NodeTiming};
@@ -125,6 +127,16 @@ pub fn warpgroup_share(t: NodeTiming, w: u32) -> NodeTiming {
         latency: t.latency.mul_ratio(u64::from(w), 1).unwrap_or(saturated),
         l2_reuse: None,
         ..t
+    }
+}
+
+/// The timing of a node of `op` from one instruction's `t`: its SASS lowering's requests
+/// ([`lowering`], [`repeat`]) and a wgmma's share of its warpgroup's tensor-core time.
+pub fn node_timing(op: &Op, t: NodeTiming) -> NodeTiming {
+    let t = repeat(t, lowering(op).count);
+    match wgmma_equivalents(op) {
+        Some(w) => warpgroup_share(t, w),
+        None => t,
     }
 }
 

@@ -599,13 +599,8 @@ pub fn map_kernel(
                 .nodes
                 .iter()
                 .map(|node| {
-                    // One node, `count` SASS requests or HMMAs (crate::fragment).
-                    let n = fragment::lowering(&node.op).count;
-                    let t = fragment::repeat(map_node(gpu, node, &u, &mut lacks), n);
-                    let t = match fragment::wgmma_equivalents(&node.op) {
-                        Some(w) => fragment::warpgroup_share(t, w),
-                        None => t,
-                    };
+                    // One node: its SASS requests or HMMAs, a wgmma its warp's share (crate::fragment).
+                    let t = fragment::node_timing(&node.op, map_node(gpu, node, &u, &mut lacks));
                     if t.source == MapSource::Conservative {
                         unc.note(&node.op, node.ptx_line);
                     }
