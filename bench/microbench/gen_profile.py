@@ -572,6 +572,7 @@ def main():
     w("sub_partitions = 4")
     w('scheduler = "greedy-then-oldest"  # not measured: the policy the Rodinia evaluation validated (docs/results.md)')
     w('memory_subsystem = "mem"')
+    w('reread_subsystem = "l2"  # l2_reread.cu: a warp\'s coalesced re-reads still in L2 overlap the DRAM stream')
     w("")
     nominal = {"alu": by["fma.f32"][2], "sfu": fits["ex2.approx.ftz.f32"]["lam2"] if "ex2.approx.ftz.f32" in fits else None}
     used = []
@@ -582,6 +583,7 @@ def main():
     for sub in used:
         nl = nominal.get(sub)
         w(f'  {{ name = "{sub}", nominal_lambda = {fmt(rl(nl))} }},' if nl else f'  {{ name = "{sub}" }},')
+    w('  { name = "l2" },  # coalesced re-reads still in L2 (reread_subsystem)')
     w("]")
     w("")
     w("[limits]")

@@ -33,7 +33,7 @@ use crate::class::{InstClass, MemLevel};
 use crate::cycles::Cycles;
 use crate::fragment;
 use crate::map_f::{map_f, Unclassified, Warning};
-use crate::profile::GpuProfile;
+use crate::profile::{GpuProfile, SubsystemId};
 use crate::timing::{ClassTiming, L2Reuse, MapSource, NodeTiming};
 use idg::{KernelIdgs, MemAccess, MemSpace, Node};
 use ptx::ast::Opcode;
@@ -468,17 +468,38 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack
                 // Kernel-wide ratios cannot see that one instruction of a transpose is
                 // uncoalesced while its partner is not; the static pattern can.
                 let (lambda, latency) = global_from_ratio(gpu, d, g);
-                return with(
+                let t = with(
                     request_scaling(lambda, latency, sectors),
                     MapSource::GProfile,
                 );
+                // A coalesced re-read still in L2 leaves the DRAM stream's pipe for the
+                // profile's re-read pipe; the kernel's other accesses keep the counters' mix.
+                return match (m.reuse, gpu.reread_subsystem) {
+                    (
+                        Some(idg::Reuse::Warp {
+                            distance_bytes,
+                            written_bytes,
+                        }),
+                        Some(pipe),
+                    ) if f.class == InstClass::LdGlobal && coalesced(node, &m, sectors) => {
+                        NodeTiming {
+                            l2_reuse: l2_reread(gpu, distance_bytes, written_bytes, sectors, pipe),
+                            ..t
+                        }
+                    }
+                    _ => t,
+                };
             }
             if u.given {
                 lacks.insert(Lack::DramRatio);
             }
             match m.reuse {
                 Some(reuse) if f.class == InstClass::LdGlobal => {
-                    static_reuse(gpu, sized(f, sectors), reuse, sectors)
+                    let pipe = match gpu.reread_subsystem {
+                        Some(pipe) if coalesced(node, &m, sectors) => pipe,
+                        _ => f.subsystem,
+                    };
+                    static_reuse(gpu, sized(f, sectors), reuse, sectors, pipe)
                 }
                 _ => sized(f, sectors),
             }
@@ -517,61 +538,78 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack
 /// A global load that finds its data on chip, without counters to say where bytes come from
 /// (docs/simulator.md, "Static L2 reuse"). Lines an earlier warp of the group just loaded
 /// are in L1: the L1 level. Data the whole grid reads is in L2 after the first groups
-/// touched it: the L2 level. A warp's re-read keeps `dram` (the first-touch
-/// timing) and carries the L2 level's timing for the occupancies at which everything the
-/// resident warps touch in between fits in L2, written bytes counted `l2_written_weight`
-/// times; without the profile's L2 size, nothing changes.
+/// touched it: the L2 level. A warp's re-read keeps `dram` (the first-touch timing) and
+/// carries the L2 level's timing on `pipe` for the occupancies at which it still hits
+/// ([`l2_reread`]).
 fn static_reuse(
     gpu: &GpuProfile,
     dram: NodeTiming,
     reuse: idg::Reuse,
     milli_sectors: u64,
+    pipe: SubsystemId,
 ) -> NodeTiming {
-    let l2 = gpu.mem(MemLevel::L2);
-    let (lambda, latency) = request_scaling(l2.lambda, l2.latency, milli_sectors);
-    match reuse {
-        idg::Reuse::Siblings => {
-            let l1 = gpu.mem(MemLevel::L1);
-            let (lambda, latency) = request_scaling(l1.lambda, l1.latency, milli_sectors);
-            NodeTiming {
-                lambda,
-                latency,
-                source: MapSource::GStatic,
-                ..dram
-            }
-        }
-        idg::Reuse::Groups => NodeTiming {
+    let level = |l: MemLevel| {
+        let p = gpu.mem(l);
+        let (lambda, latency) = request_scaling(p.lambda, p.latency, milli_sectors);
+        NodeTiming {
             lambda,
             latency,
             source: MapSource::GStatic,
             ..dram
-        },
+        }
+    };
+    match reuse {
+        idg::Reuse::Siblings => level(MemLevel::L1),
+        idg::Reuse::Groups => level(MemLevel::L2),
         idg::Reuse::Warp {
             distance_bytes,
             written_bytes,
-        } => {
-            let Some(capacity) = gpu.limits.l2_bytes else {
-                return dram;
-            };
-            // Written bytes weigh more (the profile's measured weight).
-            let extra = written_bytes
-                .min(distance_bytes)
-                .saturating_mul(u64::from(gpu.limits.l2_written_weight.max(1) - 1));
-            let per_warp = distance_bytes
-                .saturating_add(extra)
-                .max(1)
-                .saturating_mul(u64::from(gpu.sm_count.max(1)));
-            NodeTiming {
+        } => match l2_reread(gpu, distance_bytes, written_bytes, milli_sectors, pipe) {
+            Some(r) => NodeTiming {
                 source: MapSource::GStatic,
-                l2_reuse: Some(L2Reuse {
-                    lambda,
-                    latency,
-                    max_warps_per_sm: capacity / per_warp,
-                }),
+                l2_reuse: Some(r),
                 ..dram
-            }
-        }
+            },
+            None => dram,
+        },
     }
+}
+
+/// The L2 timing of a warp's re-read on `pipe`, for the occupancies at which everything the
+/// resident warps touch in between fits in L2, written bytes counted `l2_written_weight`
+/// times; `None` without the profile's L2 size.
+fn l2_reread(
+    gpu: &GpuProfile,
+    distance_bytes: u64,
+    written_bytes: u64,
+    milli_sectors: u64,
+    pipe: SubsystemId,
+) -> Option<L2Reuse> {
+    let capacity = gpu.limits.l2_bytes?;
+    let l2 = gpu.mem(MemLevel::L2);
+    let (lambda, latency) = request_scaling(l2.lambda, l2.latency, milli_sectors);
+    // Written bytes weigh more (the profile's measured weight).
+    let extra = written_bytes
+        .min(distance_bytes)
+        .saturating_mul(u64::from(gpu.limits.l2_written_weight.max(1) - 1));
+    let per_warp = distance_bytes
+        .saturating_add(extra)
+        .max(1)
+        .saturating_mul(u64::from(gpu.sm_count.max(1)));
+    Some(L2Reuse {
+        subsystem: pipe,
+        lambda,
+        latency,
+        max_warps_per_sm: capacity / per_warp,
+    })
+}
+
+/// Every byte of the sectors a request moves is one its lanes asked for (`milli_sectors`
+/// at most the lanes' bytes in whole sectors): a coalesced access, whose L1 work is one
+/// wavefront per line, unlike a scattered one, whose lines each take the L1's time in the
+/// memory subsystem however close the data is.
+fn coalesced(node: &Node, m: &MemAccess, milli_sectors: u64) -> bool {
+    milli_sectors <= u64::from(ideal_sectors(node, m)) * 1000
 }
 
 /// Mappers f and g over every node of every warp class: `result.0[c].nodes[n]` is the timing

@@ -145,6 +145,10 @@ pub struct GpuProfile {
     pub subsystems: Vec<Subsystem>,
     /// Where memory-level-derived classes run (`memory_subsystem` key).
     pub memory_subsystem: SubsystemId,
+    /// Where a warp's coalesced re-read of global data still in L2 runs (`reread_subsystem`
+    /// key): a pipe of its own, beside the memory subsystem's DRAM stream
+    /// (`bench/microbench/l2_reread.cu`); `None` keeps re-reads in the memory subsystem.
+    pub reread_subsystem: Option<SubsystemId>,
     classes: Vec<ClassParams>,
     memory: Vec<MemParams>,
     /// Block dispatch costs (`[launch]`); zero when the profile does not give them.
@@ -392,6 +396,8 @@ struct RawProfile {
     scheduler: Scheduler,
     #[serde(default = "default_mem_subsystem")]
     memory_subsystem: String,
+    #[serde(default)]
+    reread_subsystem: Option<String>,
     subsystems: Vec<RawSubsystem>,
     limits: Limits,
     #[serde(default)]
@@ -664,6 +670,19 @@ impl Resolver<'_> {
             )
         })?;
 
+        let reread_subsystem = match &raw.reread_subsystem {
+            None => None,
+            Some(name) => Some(find(name).ok_or_else(|| {
+                self.invalid(
+                    "reread_subsystem".into(),
+                    format!(
+                        "unknown subsystem `{name}` (declared: {})",
+                        known_subsystems()
+                    ),
+                )
+            })?),
+        };
+
         // Rules form a DAG (class::tests::rules_are_acyclic), so plain recursion terminates.
         for &l in MemLevel::ALL {
             self.resolve_mem(l, &mut memory)?;
@@ -723,6 +742,7 @@ impl Resolver<'_> {
             limits: raw.limits,
             subsystems,
             memory_subsystem,
+            reread_subsystem,
             classes,
             memory,
         })

@@ -53,6 +53,9 @@ pub struct NodeTiming {
 /// `warps_per_sm · SMs · distance ≤ L2 bytes`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct L2Reuse {
+    /// The pipe the re-read runs on while it hits: the profile's `reread_subsystem` for a
+    /// coalesced one, else the node's own (the memory subsystem).
+    pub subsystem: SubsystemId,
     pub lambda: Cycles,
     pub latency: Cycles,
     /// The most resident warps per SM for which the data is still in L2.

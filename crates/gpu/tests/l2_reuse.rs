@@ -2,7 +2,8 @@
 //! marks the second pass's re-reads of the row with the data touched in between and the
 //! loads of a row-independent vector as shared by the groups; mapper g without counters
 //! times the shared loads at L2 and gives the re-reads an L2 timing up to the occupancy at
-//! which every SM's resident warps' data still fits in L2.
+//! which every SM's resident warps' data still fits in L2, on the profile's re-read pipe;
+//! with counters only the re-reads keep that alternative.
 
 mod common;
 
@@ -72,7 +73,7 @@ fn the_walk_marks_re_reads_and_group_shared_loads() {
 }
 
 #[test]
-fn mapper_g_times_reuse_at_l2_without_counters_only() {
+fn mapper_g_times_reuse_at_l2_and_re_reads_on_their_pipe() {
     let idgs = build();
     let h100 = GpuProfile::bundled("hopper-h100").unwrap();
     let l2 = h100.mem(MemLevel::L2);
@@ -97,6 +98,9 @@ fn mapper_g_times_reuse_at_l2_without_counters_only() {
                 assert_eq!((timing.lambda, timing.latency), (dram.lambda, dram.latency));
                 let r = timing.l2_reuse.unwrap();
                 assert_eq!((r.lambda, r.latency), (l2.lambda, l2.latency));
+                // Coalesced (32 lanes x 4 bytes in 4 sectors): on the re-read pipe.
+                assert_eq!(Some(r.subsystem), h100.reread_subsystem);
+                assert_ne!(r.subsystem, timing.subsystem);
                 // A written byte takes the profile's weight (2 on the H100) in L2 room.
                 let weight = u64::from(h100.limits.l2_written_weight);
                 assert_eq!(weight, 2);
@@ -113,18 +117,55 @@ fn mapper_g_times_reuse_at_l2_without_counters_only() {
     }
     assert!(seen.0 > 0 && seen.1 > 0);
 
-    // Counters decide where global bytes come from: no static reuse then.
+    // Counters decide where global bytes come from: every load takes their mix, and only
+    // the re-reads keep the L2 alternative on their pipe.
     let m = GMetrics {
         dram_bytes: Some(1000),
         global_bytes: Some(1000),
         ..GMetrics::default()
     };
     let (t, _) = map_kernel(&idgs, &h100, Some(&m));
-    assert!(t[0]
-        .nodes
-        .iter()
-        .all(|n| n.l2_reuse.is_none() && n.source != MapSource::GStatic
-            || n.class != gpu::InstClass::LdGlobal));
+    let mut rereads = 0;
+    for (node, timing) in idg.nodes.iter().zip(&t[0].nodes) {
+        if timing.class != gpu::InstClass::LdGlobal {
+            continue;
+        }
+        assert_eq!(timing.source, MapSource::GProfile);
+        assert_eq!((timing.lambda, timing.latency), (dram.lambda, dram.latency));
+        match node.mem.and_then(|m| m.reuse) {
+            Some(Reuse::Warp { .. }) => {
+                let r = timing.l2_reuse.unwrap();
+                assert_eq!(Some(r.subsystem), h100.reread_subsystem);
+                assert_eq!((r.lambda, r.latency), (l2.lambda, l2.latency));
+                rereads += 1;
+            }
+            _ => assert!(timing.l2_reuse.is_none()),
+        }
+    }
+    assert!(rereads > 0);
+}
+
+#[test]
+fn a_profile_without_a_re_read_pipe_keeps_re_reads_on_the_memory_subsystem() {
+    let idgs = build();
+    let mut h100 = GpuProfile::bundled("hopper-h100").unwrap();
+    h100.reread_subsystem = None;
+    let (t, _) = map_kernel(&idgs, &h100, None);
+    let mut rereads = 0;
+    for timing in &t[0].nodes {
+        if let Some(r) = timing.l2_reuse {
+            assert_eq!(r.subsystem, h100.memory_subsystem);
+            rereads += 1;
+        }
+    }
+    assert!(rereads > 0);
+    let m = GMetrics {
+        dram_bytes: Some(1000),
+        global_bytes: Some(1000),
+        ..GMetrics::default()
+    };
+    let (t, _) = map_kernel(&idgs, &h100, Some(&m));
+    assert!(t[0].nodes.iter().all(|n| n.l2_reuse.is_none()));
 }
 
 #[test]

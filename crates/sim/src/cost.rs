@@ -25,10 +25,13 @@ pub struct NodeCost {
     pub below_occupancy: Option<OccupancyCost>,
 }
 
-/// λ and Λ in ticks that replace a node's while at most `max_warps` warps are resident.
+/// Subsystem, λ and Λ in ticks that replace a node's while at most `max_warps` warps are
+/// resident.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OccupancyCost {
     pub max_warps: u64,
+    /// Index into `Hardware::subsystems`.
+    pub subsystem: u16,
     pub lambda: u64,
     pub latency: u64,
 }
@@ -38,7 +41,7 @@ impl NodeCost {
     pub fn at_occupancy(&self, resident_warps: u64) -> NodeCost {
         match self.below_occupancy {
             Some(o) if resident_warps <= o.max_warps => NodeCost {
-                subsystem: self.subsystem,
+                subsystem: o.subsystem,
                 lambda: o.lambda,
                 latency: o.latency,
                 below_occupancy: None,
@@ -262,25 +265,24 @@ pub fn check_costs(
                 class.idg.nodes.len()
             )));
         }
-        if let Some((n, c)) = table
-            .iter()
-            .enumerate()
-            .find(|(_, c)| c.lambda.max(c.latency) > MAX_COST_TICKS)
-        {
+        if let Some((n, c)) = table.iter().enumerate().find(|(_, c)| {
+            let below = c.below_occupancy.map_or(0, |o| o.lambda.max(o.latency));
+            c.lambda.max(c.latency).max(below) > MAX_COST_TICKS
+        }) {
             return Err(SimError::Config(format!(
                 "class {i} node {n}: λ {} / Λ {} ticks is beyond the simulator's range of \
                  {MAX_COST_TICKS} ticks (extreme profiler metrics?)",
                 c.lambda, c.latency
             )));
         }
-        if let Some((n, c)) = table
-            .iter()
-            .enumerate()
-            .find(|(_, c)| usize::from(c.subsystem) >= subsystems)
-        {
+        if let Some((n, c)) = table.iter().enumerate().find(|(_, c)| {
+            let below = c.below_occupancy.map_or(0, |o| o.subsystem);
+            usize::from(c.subsystem.max(below)) >= subsystems
+        }) {
             return Err(SimError::Config(format!(
                 "class {i} node {n}: subsystem {} but the hardware has {subsystems}",
                 c.subsystem
+                    .max(c.below_occupancy.map_or(0, |o| o.subsystem))
             )));
         }
     }
@@ -299,12 +301,14 @@ mod occupancy_tests {
             latency: 5000,
             below_occupancy: Some(OccupancyCost {
                 max_warps: 32,
+                subsystem: 3,
                 lambda: 30,
                 latency: 2000,
             }),
         };
+        // A re-read that hits runs on the alternative's pipe.
         let low = c.at_occupancy(32);
-        assert_eq!((low.subsystem, low.lambda, low.latency), (2, 30, 2000));
+        assert_eq!((low.subsystem, low.lambda, low.latency), (3, 30, 2000));
         let high = c.at_occupancy(33);
         assert_eq!((high.subsystem, high.lambda, high.latency), (2, 80, 5000));
         assert!(low.below_occupancy.is_none() && high.below_occupancy.is_none());

@@ -54,6 +54,7 @@ pub fn costs_from_timing(timings: &[ClassTiming]) -> Vec<ClassCosts> {
                     latency: n.latency.ticks(),
                     below_occupancy: n.l2_reuse.map(|r| OccupancyCost {
                         max_warps: r.max_warps_per_sm,
+                        subsystem: r.subsystem.0,
                         lambda: r.lambda.ticks(),
                         latency: r.latency.ticks(),
                     }),

@@ -14,6 +14,7 @@ fn each_sweep_point_uses_the_cost_of_its_occupancy() {
     for (c, f) in both[0].iter_mut().zip(&fast[0]) {
         c.below_occupancy = Some(OccupancyCost {
             max_warps: 2,
+            subsystem: f.subsystem,
             lambda: f.lambda,
             latency: f.latency,
         });
