@@ -79,7 +79,7 @@ pub fn ablations(base: &Variant) -> Vec<(String, String, Variant)> {
         };
         push(name, format!("{} issue", v.issue_text()), v);
     }
-    let flips: [Flip; 8] = [
+    let flips: [Flip; 9] = [
         (
             base.latch_blocks,
             ["no-latch-blocks", "latch-blocks"],
@@ -135,6 +135,15 @@ pub fn ablations(base: &Variant) -> Vec<(String, String, Variant)> {
             |v| v.launch_overhead = !v.launch_overhead,
         ),
         (
+            base.reread_pipe,
+            ["no-reread-pipe", "reread-pipe"],
+            [
+                "coalesced re-reads on the memory subsystem",
+                "coalesced re-reads on their own pipe",
+            ],
+            |v| v.reread_pipe = !v.reread_pipe,
+        ),
+        (
             base.fit_branches,
             ["no-fit-branches", "fit-branches"],
             [
@@ -182,13 +191,14 @@ pub struct Timed {
 
 /// The GPU side of a prediction: mappers f and g, and the analytical models.
 pub trait Backend: Sync {
-    /// Timings of every class of `idgs` at `point`; mapper g reads `point.ncu` when
-    /// `mapper_g` is set.
+    /// Timings of every class of `idgs` at `point` under `config`'s mapping switches: mapper g
+    /// reads `point.ncu` when `mapper_g` is set, re-reads take the profile's re-read pipe when
+    /// `reread_pipe` is.
     fn timings(
         &self,
         idgs: &KernelIdgs,
         point: &MeasuredPoint,
-        mapper_g: bool,
+        config: &Variant,
     ) -> Result<Timed, String>;
 
     /// The launch's time in microseconds from the simulated core's `core_us` at `point`: the
@@ -239,10 +249,13 @@ impl Backend for GpuBackend {
         &self,
         idgs: &KernelIdgs,
         point: &MeasuredPoint,
-        mapper_g: bool,
+        config: &Variant,
     ) -> Result<Timed, String> {
-        let metrics = mapper_g.then(|| gpu::GMetrics::from_launch(&point.ncu));
-        let (timings, warnings) = gpu::map_kernel(idgs, &self.profile, metrics.as_ref());
+        let metrics = config
+            .mapper_g
+            .then(|| gpu::GMetrics::from_launch(&point.ncu));
+        let profile = config.mapping_profile(&self.profile);
+        let (timings, warnings) = gpu::map_kernel(idgs, &profile, metrics.as_ref());
         Ok(Timed {
             costs: sim::costs_from_timing(&timings),
             timings,
@@ -507,25 +520,29 @@ fn predict_variants<B: Backend>(
         })
         .collect();
 
-    // Node timings per (IDG, mapper g) and point.
-    let mut mappings: Vec<(usize, bool)> = Vec::new();
+    // Node timings per (IDG, mapping switches) and point.
+    let mapping_key = |v: &Variant| (graph_of[setting_of(v)], v.mapper_g, v.reread_pipe);
+    let mut mappings: Vec<(usize, bool, bool)> = Vec::new();
+    let mut mapping_variant: Vec<&Variant> = Vec::new();
     for (v, _) in variants {
-        let m = (graph_of[setting_of(v)], v.mapper_g);
+        let m = mapping_key(v);
         if !mappings.contains(&m) {
             mappings.push(m);
+            mapping_variant.push(v);
         }
     }
     let timed: Vec<Vec<Result<Timed, String>>> = mappings
         .par_iter()
-        .map(|&(g, mapper_g)| {
+        .zip(&mapping_variant)
+        .map(|(&(g, _, _), v)| {
             points
                 .par_iter()
-                .map(|p| backend.timings(&built[g].idgs, p, mapper_g))
+                .map(|p| backend.timings(&built[g].idgs, p, v))
                 .collect()
         })
         .collect();
     let mapping_of = |v: &Variant| {
-        let m = (graph_of[setting_of(v)], v.mapper_g);
+        let m = mapping_key(v);
         mappings
             .iter()
             .position(|x| *x == m)

@@ -61,7 +61,7 @@ fn kernel_filter_and_unknown_ids() {
 struct Toy;
 
 impl Backend for Toy {
-    fn timings(&self, idgs: &KernelIdgs, _: &MeasuredPoint, _: bool) -> Result<Timed, String> {
+    fn timings(&self, idgs: &KernelIdgs, _: &MeasuredPoint, _: &Variant) -> Result<Timed, String> {
         let tpc = 1000;
         let costs = idgs
             .classes
@@ -166,7 +166,7 @@ fn extrapolation_matches_exact_simulation() {
         let g = build_graphs(k, &Variant::validated(&h100()), &h100().sass_expansion).unwrap();
         let shape = eval::CoreShape::of(k, s.sm_count);
         for p in [&k.points[0], &k.points[2], k.max_point()] {
-            let timed = backend.timings(&g.idgs, p, true).unwrap();
+            let timed = backend.timings(&g.idgs, p, &v).unwrap();
             let exec = sim::ExecConfig {
                 warps_per_group: shape.warps_per_group,
                 concurrent_groups: p.blocks_per_sm,

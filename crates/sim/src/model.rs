@@ -52,6 +52,9 @@ pub struct ModelConfig {
     pub atomic_floor: bool,
     /// The profile's kernel launch overhead (`[launch] overhead_us`) is added to the time.
     pub launch_overhead: bool,
+    /// A warp's coalesced re-reads of data still in L2 run on the profile's
+    /// `reread_subsystem` (off: on the memory subsystem, as every other global access).
+    pub reread_pipe: bool,
     /// Branches on data the launch does not decide: the walked group's warps take the
     /// assumption, or the mix of two, whose IDG counters best fit the profile's
     /// (`walk::profile_consistent`), instead of the one the divergent-branch count suggests.
@@ -79,7 +82,20 @@ impl ModelConfig {
             bandwidth_floor: true,
             atomic_floor: true,
             launch_overhead: true,
+            reread_pipe: true,
             fit_branches: false,
+        }
+    }
+
+    /// The profile mappers f and g read under this configuration: `profile` itself, or a copy
+    /// without its re-read pipe when that is switched off.
+    pub fn mapping_profile<'a>(&self, profile: &'a GpuProfile) -> std::borrow::Cow<'a, GpuProfile> {
+        if self.reread_pipe || profile.reread_subsystem.is_none() {
+            std::borrow::Cow::Borrowed(profile)
+        } else {
+            let mut p = profile.clone();
+            p.reread_subsystem = None;
+            std::borrow::Cow::Owned(p)
         }
     }
 
@@ -200,7 +216,8 @@ impl ModelConfig {
     pub fn describe(&self) -> String {
         format!(
             "mapper g {}, scheduler {}, sub-partitions {}, {} issue, barriers {}, stores {}, \
-             block dispatch {}, bandwidth floor {}, atomic floor {}, launch overhead {}",
+             block dispatch {}, bandwidth floor {}, atomic floor {}, launch overhead {}, \
+             re-read pipe {}",
             on_off(self.mapper_g),
             self.scheduler,
             on_off(self.sub_partitions),
@@ -214,7 +231,8 @@ impl ModelConfig {
             on_off(self.dispatch),
             on_off(self.bandwidth_floor),
             on_off(self.atomic_floor),
-            on_off(self.launch_overhead)
+            on_off(self.launch_overhead),
+            on_off(self.reread_pipe)
         ) + if self.fit_branches {
             ", branches fitted to the counters"
         } else {

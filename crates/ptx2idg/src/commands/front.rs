@@ -72,7 +72,8 @@ impl LaunchIdgs {
         gpu: &gpu::GpuProfile,
     ) -> Mapped {
         let (metrics, traffic) = self.counters(trips).filter(|_| config.mapper_g).unzip();
-        let (timings, warnings) = gpu::map_kernel(&self.idgs, gpu, metrics.as_ref());
+        let (timings, warnings) =
+            gpu::map_kernel(&self.idgs, &config.mapping_profile(gpu), metrics.as_ref());
         for w in &warnings {
             diag::file_error(&self.file, &format!("warning: {w}"));
         }

@@ -73,6 +73,10 @@ pub struct ModelArgs {
     /// Do not add the profile's kernel launch overhead to the time.
     #[arg(long)]
     pub no_launch_overhead: bool,
+    /// A warp's coalesced re-reads of data still in L2 stay on the memory subsystem instead
+    /// of the profile's re-read pipe (`reread_subsystem`).
+    #[arg(long)]
+    pub no_reread_pipe: bool,
     /// Branches on unknown data: share the warps between the assumptions whose IDG counters
     /// best fit the profile given with --trips (off by default; docs/simulator.md).
     #[arg(long)]
@@ -113,6 +117,7 @@ impl ModelArgs {
             bandwidth_floor: !self.no_bandwidth_floor,
             atomic_floor: !self.no_atomic_floor,
             launch_overhead: !self.no_launch_overhead,
+            reread_pipe: !self.no_reread_pipe,
             fit_branches: self.fit_branches,
         }
     }
