@@ -131,6 +131,13 @@ fn unknown_subsystem() {
         ),
         "memory_subsystem",
     );
+    assert_names(
+        &BASE.replace(
+            "issue_limit = 1",
+            "issue_limit = 1\nreread_subsystem = \"l2\"",
+        ),
+        "reread_subsystem",
+    );
 }
 
 #[test]
