@@ -4,18 +4,11 @@
 #   bash bench/microbench/atomics.sh [OUTDIR]
 # Writes OUTDIR/h100_atomics_raw.csv (times), OUTDIR/h100_atomics_ncu.csv (ncu --csv,
 # one launch per configuration in the order of the times file) and OUTDIR/h100_atomics_env.txt.
-set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-out="${1:-$here/data}"
-mkdir -p "$out"
-build="$(mktemp -d)"
-NVCC="${NVCC:-nvcc}"
-ARCH="${ARCH:-sm_90}"
+. "$here/common.sh"
 $NVCC -O3 -arch="$ARCH" -std=c++17 -o "$build/atomics" "$here/atomics.cu"
 {
-  echo "date_utc: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "build: $NVCC -O3 -arch=$ARCH -std=c++17 -o atomics atomics.cu"
-  echo "nvcc: $($NVCC --version | tail -n 2 | tr '\n' ' ')"
+  env_header "$NVCC -O3 -arch=$ARCH -std=c++17 -o atomics atomics.cu"
   echo "ncu: $(ncu --version | tail -n 1)"
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv
   echo "--- SASS of the atomic instructions"

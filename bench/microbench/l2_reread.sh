@@ -4,17 +4,11 @@
 #   bash bench/microbench/l2_reread.sh [OUTDIR]
 # Writes OUTDIR/h100_l2_reread_raw.csv (times), OUTDIR/h100_l2_reread_ncu.csv (ncu --csv) and
 # OUTDIR/h100_l2_reread_env.txt.
-set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-out="${1:-$here/data}"
-mkdir -p "$out"
-build="$(mktemp -d)"
-NVCC="${NVCC:-nvcc}"
+. "$here/common.sh"
 $NVCC -O3 -arch=sm_90 -std=c++17 -o "$build/l2_reread" "$here/l2_reread.cu"
 {
-  echo "date_utc: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "build: $NVCC -O3 -arch=sm_90 -std=c++17 -o l2_reread l2_reread.cu"
-  echo "nvcc: $($NVCC --version | tail -n 2 | tr '\n' ' ')"
+  env_header "$NVCC -O3 -arch=sm_90 -std=c++17 -o l2_reread l2_reread.cu"
   echo "ncu: $(ncu --version | tail -n 1)"
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv
 } > "$out/h100_l2_reread_env.txt" 2>&1

@@ -5,20 +5,13 @@
 # clocks, toolchain, commands), OUTDIR/sass.txt.gz (disassembly, to check the
 # PTX->SASS mapping; not committed) and OUTDIR/h100_sass_summary.txt (its
 # per-kernel opcode histogram). OUTDIR defaults to bench/microbench/data.
-set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-out="${1:-$here/data}"
-mkdir -p "$out"
-build="$(mktemp -d)"
-NVCC="${NVCC:-nvcc}"
-ARCH="${ARCH:-sm_90}"
+. "$here/common.sh"
 build_cmd="$NVCC -O3 -arch=$ARCH -std=c++17 -o $build/mb $here/arith.cu $here/memory.cu $here/special.cu $here/launch.cu"
 env_file="$out/h100_env.txt"
 {
-  echo "date_utc: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "build: $NVCC -O3 -arch=$ARCH -std=c++17 -o mb arith.cu memory.cu special.cu launch.cu"
+  env_header "$NVCC -O3 -arch=$ARCH -std=c++17 -o mb arith.cu memory.cu special.cu launch.cu"
   echo "run: ./mb all > h100_raw.csv"
-  echo "nvcc: $($NVCC --version | tail -n 2 | tr '\n' ' ')"
   echo "--- nvidia-smi before"
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,power.draw,temperature.gpu,pstate --format=csv
 } > "$env_file" 2>&1

@@ -5,17 +5,11 @@
 # Writes OUTDIR/h100_uneven_raw.csv (times), OUTDIR/h100_uneven_ncu.csv (ncu --csv, launches in
 # the order long factor 1, 2, 4, 8 x blocks per SM 1, 8, each after its flush kernel) and
 # OUTDIR/h100_uneven_env.txt.
-set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-out="${1:-$here/data}"
-mkdir -p "$out"
-build="$(mktemp -d)"
-NVCC="${NVCC:-nvcc}"
+. "$here/common.sh"
 $NVCC -O3 -arch=sm_90 -std=c++17 -o "$build/uneven" "$here/uneven.cu"
 {
-  echo "date_utc: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "build: $NVCC -O3 -arch=sm_90 -std=c++17 -o uneven uneven.cu"
-  echo "nvcc: $($NVCC --version | tail -n 2 | tr '\n' ' ')"
+  env_header "$NVCC -O3 -arch=sm_90 -std=c++17 -o uneven uneven.cu"
   echo "ncu: $(ncu --version | tail -n 1)"
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv
 } > "$out/h100_uneven_env.txt" 2>&1

@@ -3,17 +3,11 @@
 #   bash bench/microbench/wgmma.sh [OUTDIR]
 # Writes OUTDIR/h100_wgmma_raw.csv (the λ/Λ suite's row format) and OUTDIR/h100_wgmma_env.txt
 # (driver, clocks, toolchain, the HGMMA instructions ptxas emitted).
-set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-out="${1:-$here/data}"
-mkdir -p "$out"
-build="$(mktemp -d)"
-NVCC="${NVCC:-nvcc}"
+. "$here/common.sh"
 $NVCC -O3 -gencode arch=compute_90a,code=sm_90a -std=c++17 -o "$build/wgmma" "$here/wgmma.cu"
 {
-  echo "date_utc: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "build: $NVCC -O3 -gencode arch=compute_90a,code=sm_90a -std=c++17 -o wgmma wgmma.cu"
-  echo "nvcc: $($NVCC --version | tail -n 2 | tr '\n' ' ')"
+  env_header "$NVCC -O3 -gencode arch=compute_90a,code=sm_90a -std=c++17 -o wgmma wgmma.cu"
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv
   echo "--- HGMMA instructions (count, form)"
   cuobjdump -sass "$build/wgmma" | grep -o "HGMMA[.A-Z0-9x_]*" | sort | uniq -c || true
