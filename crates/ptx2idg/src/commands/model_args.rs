@@ -77,6 +77,11 @@ pub struct ModelArgs {
     /// best fit the profile given with --trips (off by default; docs/simulator.md).
     #[arg(long)]
     pub fit_branches: bool,
+    /// Every warp runs the profile-fitted trip counts (by default one warp of each group runs
+    /// them 1/ρ times, the others the rest, ρ the profiled launch's busy share of the warp
+    /// slots; docs/simulator.md, "Uneven warps").
+    #[arg(long)]
+    pub no_uneven_warps: bool,
 }
 
 impl ModelArgs {
@@ -114,6 +119,7 @@ impl ModelArgs {
             atomic_floor: !self.no_atomic_floor,
             launch_overhead: !self.no_launch_overhead,
             fit_branches: self.fit_branches,
+            uneven_warps: !self.no_uneven_warps,
         }
     }
 }
