@@ -183,3 +183,72 @@ fn rotation_spreads_the_long_warps_over_the_partitions() {
         "rotated {spread} ticks, unrotated {piled}"
     );
 }
+
+/// Two fitted loops, one inside the other: only the outer one is split, so warp 0's work grows
+/// by 1/ρ and not 1/ρ².
+#[test]
+fn only_the_outermost_fitted_loop_is_split() {
+    const NESTED: &str = r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry nest(.param .u64 nest_param_0)
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<5>;
+    .reg .b64 %rd<2>;
+    ld.param.u64 %rd1, [nest_param_0];
+    ld.global.u32 %r1, [%rd1];
+    ld.global.u32 %r4, [%rd1+4];
+    mov.u32 %r2, 0;
+$L_outer:
+    mov.u32 %r3, 0;
+$L_inner:
+    add.s32 %r3, %r3, 1;
+    setp.lt.s32 %p1, %r3, %r4;
+    @%p1 bra $L_inner;
+    add.s32 %r2, %r2, 1;
+    setp.lt.s32 %p2, %r2, %r1;
+    @%p2 bra $L_outer;
+    ret;
+}
+"#;
+    let module = ptx::parse(NESTED).unwrap();
+    let launch = ir::Launch {
+        grid: [4, 1, 1],
+        block: [256, 1, 1],
+        params: Vec::new(),
+    };
+    // Per warp 5 + T_o (4 + 3 T_i); the one counter cannot tell the loops apart, so both are
+    // fitted to the same count: 10 each gives 345.
+    let profile = ir::ProfileEvidence {
+        file: "prof.csv".into(),
+        warp_insts_per_warp: 345.0,
+        classes: ir::ClassCounts::default(),
+    };
+    let inputs = ir::TripInputs {
+        explicit: &[],
+        profile: Some(&profile),
+    };
+    let opts = Options {
+        busy_share: Some(0.5),
+        ..Options::default()
+    };
+    let fe = walk::front_end(&module, "nest", &launch, &inputs, &opts).unwrap();
+    let outer = fe
+        .analysis
+        .loops
+        .ids()
+        .find(|&l| fe.analysis.loops.get(l).parent.is_none())
+        .unwrap();
+    // Outer: 20 for warp 0, (80 - 20) / 7 = 8.6 -> 9 for the others; the inner loop keeps 10.
+    assert_eq!(fe.built.uneven, vec![(outer, 10, 20, 9)]);
+    let idgs = &fe.built.idgs;
+    let group = idgs.groups_built[0] * 8;
+    let count = |w: u64| {
+        let c = idgs.class_of_warp(group + w).unwrap();
+        idgs.class(c).idg.instruction_count()
+    };
+    assert_eq!(count(0), 5 + 20 * 34);
+    assert_eq!(count(1), 5 + 9 * 34);
+}
