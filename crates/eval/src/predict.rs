@@ -655,7 +655,11 @@ fn predict_variants<B: Backend>(
             let g = setting_of(v);
             let m = mapping_of(v);
             // Listed only for variants whose analytical models run (`wanted`).
-            let av = if *analytical { analytical_variant(v) } else { *v };
+            let av = if *analytical {
+                analytical_variant(v)
+            } else {
+                *v
+            };
             let (am, aidgs) = (mapping_of(&av), &built[graph_of[setting_of(&av)]].idgs);
             let models = if *analytical {
                 backend.analytical_models()
