@@ -302,15 +302,6 @@ fn section(sec: &SuiteSection<'_>, svg_dir: Option<&str>, titled: bool) -> Strin
     s
 }
 
-/// The share of a launch's resident warp slots that held a running warp, on average over the
-/// SM's active cycles. At the lowest occupancy no block waits to be dispatched, so a share
-/// below one is warps that ended before the rest of their block.
-fn busy_warp_slots(launch: &profile::Launch) -> Option<f64> {
-    let active = metric(launch, "sm__warps_active.avg.pct_of_peak_sustained_active")?;
-    let resident = metric(launch, "sm__maximum_warps_per_active_cycle_pct")?;
-    (resident > 0.0).then(|| active / resident)
-}
-
 fn kernel_commentary(k: &KernelResult, p: &SuiteSection<'_>, titled: bool) -> String {
     let mut s = String::new();
     let Some(r) = k.result(Model::Pipeline) else {
@@ -408,15 +399,15 @@ fn kernel_commentary(k: &KernelResult, p: &SuiteSection<'_>, titled: bool) -> St
                 conflicts / shared
             );
         }
-        if let Some(kept) = busy_warp_slots(first) {
+        if let Some(kept) = walk::uneven::busy_share(first) {
             if kept < IMBALANCED_BLOCKS {
                 let _ = writeln!(
                     s,
                     "- At {} warps an SM kept only {:.0} % of its warp slots busy \
                      (`sm__warps_active` against the launch's occupancy): the warps of a block \
                      end at different times (data-dependent trip counts) and a block holds its \
-                     slot until its longest warp ends; the IDG's warps are alike, with the \
-                     counters' mean trip counts.",
+                     slot until its longest warp ends; uneven warps split the profile-fitted \
+                     loops by this share (docs/simulator.md, \"Uneven warps\").",
                     case.points[0].occupancy_warps,
                     100.0 * kept
                 );
@@ -509,10 +500,11 @@ mod tests {
     #[test]
     fn busy_warp_slots_compare_active_with_resident_warps() {
         // shoc_spmv_csr_scalar at one block per SM: 4.9 % of 64 slots busy of 12.5 % resident.
-        let kept = busy_warp_slots(&launch("4.9", "12.5")).unwrap();
+        let kept = walk::uneven::busy_share(&launch("4.9", "12.5")).unwrap();
         assert!((kept - 0.392).abs() < 1e-9);
         assert!(kept < IMBALANCED_BLOCKS);
-        assert!(busy_warp_slots(&launch("12.3", "12.5")).unwrap() > IMBALANCED_BLOCKS);
-        assert_eq!(busy_warp_slots(&launch("12.3", "0")), None);
+        let even = walk::uneven::busy_share(&launch("12.3", "12.5")).unwrap();
+        assert!(even > IMBALANCED_BLOCKS);
+        assert_eq!(walk::uneven::busy_share(&launch("12.3", "0")), None);
     }
 }

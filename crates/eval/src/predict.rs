@@ -79,7 +79,7 @@ pub fn ablations(base: &Variant) -> Vec<(String, String, Variant)> {
         };
         push(name, format!("{} issue", v.issue_text()), v);
     }
-    let flips: [Flip; 9] = [
+    let flips: [Flip; 10] = [
         (
             base.latch_blocks,
             ["no-latch-blocks", "latch-blocks"],
@@ -151,6 +151,15 @@ pub fn ablations(base: &Variant) -> Vec<(String, String, Variant)> {
                 "branches on unknown data fitted to the counters (a mix of warp classes)",
             ],
             |v| v.fit_branches = !v.fit_branches,
+        ),
+        (
+            base.uneven_warps,
+            ["even-warps", "uneven-warps"],
+            [
+                "every warp runs the profile-fitted trip counts",
+                "one warp per group runs the fitted loops 1/busy share times (walk::uneven)",
+            ],
+            |v| v.uneven_warps = !v.uneven_warps,
         ),
     ];
     for (on, names, whats, flip) in flips {
@@ -315,6 +324,9 @@ pub struct Graphs {
     pub notes: Vec<String>,
     /// The walk's divergent branch executions per warp of each class.
     pub divergent: Vec<u64>,
+    /// Warp 0 of the walked group runs longer loops than the others (`walk::uneven`): the
+    /// simulator rotates the classes from group to group.
+    pub rotate: bool,
 }
 
 /// PTX -> IR -> trip counts -> IDGs for the launch of `case`; with `config.fit_branches`,
@@ -365,8 +377,15 @@ pub fn build_graphs(
         .ncu
         .quantity(profile::Quantity::DivergentBranches)
         .map(|m| m.value);
+    // The busy share at the lowest occupancy: there no group waits for a slot, so the idle
+    // slots are warps that ended before the rest of their group.
+    let busy_share = config
+        .uneven_warps
+        .then(|| walk::uneven::busy_share(&case.points[0].ncu))
+        .flatten();
     let opts = walk::Options {
         unknown_branch: walk::UnknownBranch::from_divergent_branches(divergent),
+        busy_share,
         ..walk::Options::default()
     };
     let (built, choice) = if config.fit_branches {
@@ -407,12 +426,31 @@ pub fn build_graphs(
             }
         ));
     }
+    if let (Some(rho), false) = (busy_share, built.uneven.is_empty()) {
+        let loops: Vec<String> = built
+            .uneven
+            .iter()
+            .map(|&(l, n, long, short)| {
+                format!(
+                    "{} {n} -> {long} (warp 0) / {short} (others)",
+                    ir::trips::loop_name(&kernel, &an, l)
+                )
+            })
+            .collect();
+        notes.push(format!(
+            "uneven warps: busy share {rho:.2} of the warp slots at {} block(s)/SM: {}",
+            case.points[0].blocks_per_sm,
+            loops.join(", ")
+        ));
+    }
+    let rotate = !built.uneven.is_empty();
     let mut idgs = built.idgs;
     config.prepare_idgs(&mut idgs);
     Ok(Graphs {
         idgs,
         notes,
         divergent: built.divergent_branches,
+        rotate,
     })
 }
 
@@ -490,10 +528,22 @@ fn predict_variants<B: Backend>(
     shape: CoreShape,
 ) -> Result<Vec<KernelPrediction>, EvalError> {
     let expansion = backend.sass_expansion();
-    // The IDGs depend on the variant only through branch fitting and barriers.
-    let graph_setting = |v: &Variant| (v.fit_branches, v.barriers);
+    // The IDGs depend on the variant only through branch fitting, barriers and uneven warps.
+    let graph_setting = |v: &Variant| (v.fit_branches, v.barriers, v.uneven_warps);
+    // The analytical models characterize one representative warp: they read the IDGs with
+    // every warp at the fitted counts, not the Pipeline model's uneven classes.
+    let analytical_variant = |v: &Variant| Variant {
+        uneven_warps: false,
+        ..*v
+    };
+    let wanted: Vec<Variant> = variants
+        .iter()
+        .flat_map(|(v, analytical)| {
+            std::iter::once(*v).chain(analytical.then(|| analytical_variant(v)))
+        })
+        .collect();
     let mut settings: Vec<&Variant> = Vec::new();
-    for (v, _) in variants {
+    for v in &wanted {
         if !settings
             .iter()
             .any(|s| graph_setting(s) == graph_setting(v))
@@ -524,7 +574,7 @@ fn predict_variants<B: Backend>(
     let mapping_key = |v: &Variant| (graph_of[setting_of(v)], v.mapper_g, v.reread_pipe);
     let mut mappings: Vec<(usize, bool, bool)> = Vec::new();
     let mut mapping_variant: Vec<&Variant> = Vec::new();
-    for (v, _) in variants {
+    for v in &wanted {
         let m = mapping_key(v);
         if !mappings.contains(&m) {
             mappings.push(m);
@@ -577,7 +627,10 @@ fn predict_variants<B: Backend>(
             };
             let hardware = v.adjust_hardware(t.hardware.clone());
             let exec = exec_at(p);
-            let opts = v.sim_options();
+            let opts = SimOptions {
+                rotate_classes: built[graph].rotate,
+                ..v.sim_options()
+            };
             // A run whose key cannot be formed fails the same way when simulated: not shared.
             let key = sim::run_key(&built[graph].idgs, &t.costs, &hardware, &exec, &opts).ok();
             let same = key.as_ref().and_then(|k| {
@@ -618,7 +671,13 @@ fn predict_variants<B: Backend>(
         .map(|((v, analytical), run_of)| {
             let g = setting_of(v);
             let m = mapping_of(v);
-            let idgs = &built[graph_of[g]].idgs;
+            // Listed only for variants whose analytical models run (`wanted`).
+            let av = if *analytical {
+                analytical_variant(v)
+            } else {
+                *v
+            };
+            let (am, aidgs) = (mapping_of(&av), &built[graph_of[setting_of(&av)]].idgs);
             let models = if *analytical {
                 backend.analytical_models()
             } else {
@@ -653,17 +712,22 @@ fn predict_variants<B: Backend>(
                         let t = backend.device_time_us(v, core_us, p);
                         warps / (t * clock)
                     });
-                    let analytical = if n_models > 0 {
-                        let occ = p.blocks_per_sm * shape.warps_per_group;
-                        let adjusted = Timed {
-                            timings: t.timings.clone(),
-                            costs: t.costs.clone(),
-                            hardware: v.adjust_hardware(t.hardware.clone()),
-                            notes: t.notes.clone(),
-                        };
-                        backend.analytical(idgs, &adjusted, occ)
-                    } else {
-                        Vec::new()
+                    let analytical = match (n_models, &timed[am][pi]) {
+                        (0, _) => Vec::new(),
+                        (_, Ok(at)) => {
+                            let occ = p.blocks_per_sm * shape.warps_per_group;
+                            let adjusted = Timed {
+                                timings: at.timings.clone(),
+                                costs: at.costs.clone(),
+                                hardware: v.adjust_hardware(at.hardware.clone()),
+                                notes: at.notes.clone(),
+                            };
+                            backend.analytical(aidgs, &adjusted, occ)
+                        }
+                        (_, Err(e)) => {
+                            let e = format!("mapping at {} blocks/SM: {e}", p.blocks_per_sm);
+                            vec![Err(e); n_models]
+                        }
                     };
                     PointOutcome {
                         pipeline,

@@ -157,6 +157,13 @@ mod tests {
             }
         );
         assert_eq!(
+            config("--no-uneven-warps"),
+            sim::ModelConfig {
+                uneven_warps: false,
+                ..base
+            }
+        );
+        assert_eq!(
             config("--no-dispatch"),
             sim::ModelConfig {
                 dispatch: false,

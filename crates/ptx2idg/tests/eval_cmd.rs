@@ -120,3 +120,35 @@ fn counters_format_lists_every_counter_of_every_kernel() {
     // The IDG's global loads per warp are the H100's: 0 % apart, not flagged.
     assert_eq!((cols[8], cols[9]), ("0.0", "false"), "{loads}");
 }
+
+/// The uneven-warps validation suite (bench/uneven_suite): one warp of each block runs 4 times
+/// the mean trip count. With the busy share splitting the fitted loop (the default) the
+/// Pipeline curve has the measured shape; with every warp at the mean it does not.
+#[test]
+fn uneven_warps_reproduce_the_validation_suites_long_warp() {
+    let shape = |extra: &[&str]| {
+        let mut args = vec![
+            "eval",
+            "bench/uneven_suite",
+            "--gpu",
+            "h100",
+            "--format",
+            "csv",
+            "--kernel",
+            "fma_a4",
+        ];
+        args.extend_from_slice(extra);
+        let o = run(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let out = String::from_utf8(o.stdout).unwrap();
+        let row = out
+            .lines()
+            .find(|l| l.starts_with("fma_a4,pipeline,"))
+            .unwrap_or_else(|| panic!("{out}"))
+            .to_string();
+        row.rsplit(',').next().unwrap().parse::<f64>().unwrap()
+    };
+    let (uneven, even) = (shape(&[]), shape(&["--no-uneven-warps"]));
+    assert!(uneven < 10.0, "MAPE_shape with uneven warps {uneven}");
+    assert!(even > 25.0, "MAPE_shape with even warps {even}");
+}

@@ -482,8 +482,11 @@ impl<'a> Engine<'a> {
         self.next_group += 1;
         // Core 0 receives every SM-count-th group, as a round-robin block distribution would.
         let global = local * u64::from(self.exec.sm_count);
-        let classes: Vec<ClassId> = self.kernel.classes_for_group(global);
+        let mut classes: Vec<ClassId> = self.kernel.classes_for_group(global);
         let wpg = self.exec.warps_per_group as usize;
+        if self.opts.rotate_classes {
+            classes.rotate_right((local % wpg as u64) as usize);
+        }
         let group = &mut self.groups[gslot];
         group.active = true;
         group.local = local;

@@ -62,12 +62,21 @@ pub struct ModelConfig {
     /// suite the Pipeline model barely moves while the analytical models get worse
     /// (docs/simulator.md).
     pub fit_branches: bool,
+    /// Warps of a group end unevenly: when the kernel has profile-fitted loops and the
+    /// counters' busy share ρ of the warp slots at one group per SM is below one, one warp of
+    /// each group runs those loops 1/ρ times the fitted count and the others the rest
+    /// (`walk::uneven`); the simulator then rotates which warp of a group is the long one
+    /// (`SimOptions::rotate_classes`, set by whoever built such IDGs). On in the validated
+    /// configuration: validated on bench/uneven_suite, no Rodinia kernel changes
+    /// (docs/simulator.md, "Uneven warps").
+    pub uneven_warps: bool,
 }
 
 impl ModelConfig {
     /// The configuration validated on the H100 (docs/results.md): mapper g on, the profile's
     /// scheduler, its scheduler partitions, issue in the order ptxas would schedule (lookahead
-    /// [`SCHEDULED_WINDOW`]), barriers, posted stores and the profile's block dispatch.
+    /// [`SCHEDULED_WINDOW`]), barriers, posted stores, the profile's block dispatch and
+    /// uneven warps from the busy share.
     pub fn validated(profile: &GpuProfile) -> Self {
         ModelConfig {
             mapper_g: true,
@@ -84,6 +93,7 @@ impl ModelConfig {
             launch_overhead: true,
             reread_pipe: true,
             fit_branches: false,
+            uneven_warps: true,
         }
     }
 
@@ -235,6 +245,10 @@ impl ModelConfig {
             on_off(self.reread_pipe)
         ) + if self.fit_branches {
             ", branches fitted to the counters"
+        } else {
+            ""
+        } + if self.uneven_warps {
+            ", uneven warps from the busy share"
         } else {
             ""
         }

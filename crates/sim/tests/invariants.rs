@@ -50,6 +50,7 @@ proptest! {
         sched in 0usize..3,
         in_order in any::<bool>(),
         parts in any::<bool>(),
+        rotate in any::<bool>(),
     ) {
         let k = synth::build(&body, warps, groups);
         let hw = synth::hardware(3, il, 2);
@@ -65,6 +66,8 @@ proptest! {
             fast_forward: true,
             latch_blocks: true,
             max_simulated: sim::DEFAULT_MAX_SIMULATED,
+            // One class in every group: rotating it changes nothing the invariants see.
+            rotate_classes: rotate,
         };
         let (r, recs) = simulate_with_records(&k.kernel, &costs, &hw, &k.exec(concurrent), &opts).unwrap();
         let per_warp = k.kernel.classes[0].idg.instruction_count();

@@ -9,6 +9,7 @@ mod front;
 pub mod inputs;
 mod mix;
 mod pattern;
+pub mod uneven;
 mod warp;
 
 use std::collections::hash_map::DefaultHasher;
@@ -77,7 +78,7 @@ pub struct Mix {
     pub first_warps: u32,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Options {
     pub unknown_branch: UnknownBranch,
     /// When set, replaces `unknown_branch` warp by warp.
@@ -91,6 +92,10 @@ pub struct Options {
     /// The IDG-size budget: template nodes of all warp classes of the launch together (and
     /// of the warp being walked). [`DEFAULT_MAX_IDG_NODES`] unless raised.
     pub max_idg_nodes: u64,
+    /// The busy share of the warp slots at one group per SM ([`uneven::busy_share`]): when
+    /// set below one, warp 0 of each walked group runs the profile-fitted loops longer and the
+    /// others shorter ([`uneven::split`]). `None`: every warp runs the fitted counts.
+    pub busy_share: Option<f64>,
 }
 
 /// The default IDG-size budget: 2^22 template nodes. The bundled kernels build at most
@@ -106,6 +111,7 @@ impl Default for Options {
             groups: Groups::default(),
             max_inlined: ir::DEFAULT_INLINE_BUDGET,
             max_idg_nodes: DEFAULT_MAX_IDG_NODES,
+            busy_share: None,
         }
     }
 }
@@ -121,6 +127,10 @@ pub struct Built {
     /// lanes split, for one warp of the class (the walk of its first warp). A side table
     /// rather than an IDG field: it describes the path, not the graph the simulator runs.
     pub divergent_branches: Vec<u64>,
+    /// Loops split between warp 0 (long) and the other warps of each walked group under
+    /// [`Options::busy_share`]: (loop, fitted count, long count, short count); empty when the
+    /// warps run the same counts ([`uneven::split`]).
+    pub uneven: Vec<(ir::LoopId, u64, u64, u64)>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -160,6 +170,15 @@ pub fn build(
         Groups::All => (0..total).collect(),
     };
     let warps_per_group = launch.warps_per_block();
+    let split = opts
+        .busy_share
+        .and_then(|rho| uneven::split(kernel, an, trips, warps_per_group, rho));
+    // Warp 0 of a group is the long one when the fitted loops are split.
+    let trips_of = |w: u32| match &split {
+        Some(s) if w == 0 => &s.long,
+        Some(s) => &s.short,
+        None => trips,
+    };
     let mut classes: Vec<WarpClass> = Vec::new();
     let mut by_hash: HashMap<u64, Vec<usize>> = HashMap::new();
     let mut unknown = Vec::new();
@@ -187,7 +206,7 @@ pub fn build(
                     let walk = warp::WarpWalk::new(
                         kernel,
                         an,
-                        trips,
+                        trips_of(w),
                         opts,
                         policy,
                         warp,
@@ -203,7 +222,7 @@ pub fn build(
             let out = warp::WarpWalk::new(
                 kernel,
                 an,
-                trips,
+                trips_of(w),
                 opts,
                 policy,
                 warp,
@@ -248,6 +267,7 @@ pub fn build(
         },
         unknown_branches: unknown,
         divergent_branches: divergent,
+        uneven: split.map(|s| s.scaled).unwrap_or_default(),
     })
 }
 

@@ -55,6 +55,10 @@ void check_cu(CUresult r, const char* what, int line)
 }
 #define CK(x) check_cu((x), #x, __LINE__)
 
+#ifndef SUITE_TITLE
+#define SUITE_TITLE "Held-out occupancy suite"
+#endif
+
 constexpr int kWarmup = 2;
 constexpr int kRuns = 9;
 
@@ -290,6 +294,11 @@ struct Tally {
 
 constexpr size_t MiB = 1u << 20;
 
+#ifdef SUITE_GROUPS
+// Another suite measured with this driver and method (bench/uneven_suite)
+// names its own kernel file, which defines make_suite().
+#include SUITE_GROUPS
+#else
 // Each group of kernels lives in its own file, so groups can be written and
 // measured independently (scripts/measure.sh takes kernel ids; scripts/merge.py
 // joins the measured parts into one suite).
@@ -305,6 +314,7 @@ std::vector<Kernel> make_suite()
     add_group_gen(s);
     return s;
 }
+#endif
 
 // ---------------------------------------------------------------- sweep
 
@@ -542,7 +552,7 @@ int cmd_time(const std::string& dir, const std::string& out,
                        "median_us,min_us,max_us,runs\n");
     std::fprintf(pcsv, "kernel,check\n");
     std::fprintf(toml,
-                 "# Held-out occupancy suite manifest, written by host/bench.cpp (bench time).\n"
+                 "# " SUITE_TITLE " manifest, written by host/bench.cpp (bench time).\n"
                  "# Schema: docs/rodinia-suite.md. Paths are relative to this file.\n"
                  "schema_version = 1\n"
                  "device = %s\nsm_count = %d\nl2_bytes = %d\nsmem_per_sm_bytes = %d\n"

@@ -49,6 +49,9 @@ pub struct LaunchIdgs {
     pub divergent: Option<Vec<u64>>,
     /// The `--trips` inputs for the kernel, read once.
     pub trips: TripData,
+    /// Warp 0 of the walked group runs longer loops than the others (`walk::uneven`): the
+    /// simulator rotates the classes from group to group (`sim::SimOptions::rotate_classes`).
+    pub rotate: bool,
 }
 
 impl LaunchIdgs {
@@ -109,13 +112,22 @@ pub fn model_idgs(
     gpu: &gpu::GpuProfile,
 ) -> Result<LaunchIdgs, ExitCode> {
     let fit = config.fit_branches.then_some(&gpu.sass_expansion);
-    let mut li = launch_idgs(path, kernel, launch, trips, walk_args, fit)?;
+    let mut li = launch_idgs(
+        path,
+        kernel,
+        launch,
+        trips,
+        walk_args,
+        fit,
+        config.uneven_warps,
+    )?;
     config.prepare_idgs(&mut li.idgs);
     Ok(li)
 }
 
 /// The IDGs of the launch: read from IDG JSON (`*.json`), or built from PTX by the front end
-/// (with `fit`, unknown branch directions fitted to the counters, see [`run`]).
+/// (with `fit`, unknown branch directions fitted to the counters; with `uneven`, the fitted
+/// loops split between warps by the profiled launch's busy share; see [`run`]).
 pub fn launch_idgs(
     path: &Path,
     kernel: Option<&str>,
@@ -123,6 +135,7 @@ pub fn launch_idgs(
     trips: &TripsArgs,
     walk_args: &WalkArgs,
     fit: Option<&gpu::SassExpansion>,
+    uneven: bool,
 ) -> Result<LaunchIdgs, ExitCode> {
     let file = path.display().to_string();
     if path.extension().is_some_and(|e| e == "json") {
@@ -135,6 +148,7 @@ pub fn launch_idgs(
             static_shared: 0,
             divergent: None,
             trips,
+            rotate: false,
         });
     }
     let source = load(path, kernel)?;
@@ -142,9 +156,10 @@ pub fn launch_idgs(
         .module
         .static_shared_bytes(&source.entry)
         .unwrap_or(0);
-    let (fe, trips) = run(&source, launch, trips, walk_args, fit)?;
+    let (fe, trips) = run(&source, launch, trips, walk_args, fit, uneven)?;
     Ok(LaunchIdgs {
         file,
+        rotate: !fe.built.uneven.is_empty(),
         idgs: fe.built.idgs,
         static_shared,
         divergent: Some(fe.built.divergent_branches),
@@ -156,13 +171,15 @@ pub fn launch_idgs(
 /// parsed `--trips` inputs, whose profiler metrics mapper g reads. With `fit` (the GPU
 /// profile's SASS factors, under `--fit-branches`), a profiled launch and no
 /// `--unknown-branch`, branches on unknown data are shared among warps as the counters support
-/// (`walk::profile_consistent`).
+/// (`walk::profile_consistent`). With `uneven` and a profiled launch, its busy share of the
+/// warp slots splits the profile-fitted loops between the warps of a group (`walk::uneven`).
 pub fn run(
     source: &Source,
     launch: &LaunchArgs,
     trips: &TripsArgs,
     walk_args: &WalkArgs,
     fit: Option<&gpu::SassExpansion>,
+    uneven: bool,
 ) -> Result<(walk::FrontEnd, TripData), ExitCode> {
     let kernels: Vec<&str> = source.module.kernels().map(|f| f.name.as_str()).collect();
     let data = trips.load_checked(&source.entry, &kernels).map_err(|e| {
@@ -173,8 +190,15 @@ pub fn run(
         diag::usage(n);
     }
     let (unknown, why) = unknown_branch_policy(walk_args, &data, &source.entry, trips);
+    let busy_share = if uneven {
+        data.launch(&source.entry, trips.invocation())
+            .and_then(walk::uneven::busy_share)
+    } else {
+        None
+    };
     let opts = walk::Options {
         unknown_branch: unknown,
+        busy_share,
         ..walk_args.options()
     };
     let measured = match (walk_args.unknown_branch, fit) {

@@ -67,6 +67,7 @@ impl WalkArgs {
             groups: self.groups,
             max_inlined: self.max_inlined,
             max_idg_nodes: self.max_idg_nodes,
+            busy_share: None,
         }
     }
 }
@@ -123,7 +124,7 @@ pub fn run(args: &MainArgs) -> ExitCode {
         Ok(s) => s,
         Err(code) => return code,
     };
-    let fe = match front::run(&source, &args.launch, &args.trips, &args.walk, None) {
+    let fe = match front::run(&source, &args.launch, &args.trips, &args.walk, None, false) {
         Ok((fe, _)) => fe,
         Err(code) => return code,
     };

@@ -51,10 +51,11 @@ pub fn run(args: &MapArgs) -> ExitCode {
         Ok(s) => s,
         Err(code) => return code,
     };
-    let (fe, _trip_data) = match front::run(&source, &args.launch, &args.trips, &args.walk, None) {
-        Ok(r) => r,
-        Err(code) => return code,
-    };
+    let (fe, _trip_data) =
+        match front::run(&source, &args.launch, &args.trips, &args.walk, None, false) {
+            Ok(r) => r,
+            Err(code) => return code,
+        };
     let metrics = if args.no_metrics {
         None
     } else {

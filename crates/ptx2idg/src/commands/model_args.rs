@@ -81,6 +81,11 @@ pub struct ModelArgs {
     /// best fit the profile given with --trips (off by default; docs/simulator.md).
     #[arg(long)]
     pub fit_branches: bool,
+    /// Every warp runs the profile-fitted trip counts (by default one warp of each group runs
+    /// them 1/ρ times, the others the rest, ρ the profiled launch's busy share of the warp
+    /// slots; docs/simulator.md, "Uneven warps").
+    #[arg(long)]
+    pub no_uneven_warps: bool,
 }
 
 impl ModelArgs {
@@ -119,6 +124,7 @@ impl ModelArgs {
             launch_overhead: !self.no_launch_overhead,
             reread_pipe: !self.no_reread_pipe,
             fit_branches: self.fit_branches,
+            uneven_warps: !self.no_uneven_warps,
         }
     }
 }

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Runs the occupancy sweep of the uneven-warps validation suite on the current GPU,
+# with the method of the held-out suite (ptx_samples/heldout/scripts/measure.sh,
+# docs/rodinia-suite.md).
+#
+#   scripts/measure.sh <suite_dir>
+#
+# Writes <suite_dir>/suite.toml, data/timings.csv, data/checks.csv,
+# data/timings_repeat.csv, data/checks_repeat.csv, data/ncu/<kernel_id>.csv (one
+# Nsight Compute run per kernel, one launch per occupancy point), data/env.txt
+# and data/clocks_during_run.csv, and copies uneven.ptx and cuda/uneven.cu there.
+# Requires scripts/build.sh first. Never changes clocks (ncu --clock-control none).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SUITE=$1
+mkdir -p "$SUITE/data/ncu" "$SUITE/cuda"
+if [[ "$(cd "$SUITE" && pwd)" != "$(pwd)" ]]; then
+  cp uneven.ptx "$SUITE/"
+  cp cuda/uneven.cu "$SUITE/cuda/"
+fi
+
+# the held-out suite's metric set, plus the branch count `ptx2idg metrics` asks for;
+# sm__warps_active.avg.pct_of_peak_sustained_active over
+# sm__maximum_warps_per_active_cycle_pct is the busy share of the resident warp
+# slots, and sm__cycles_active.avg over sm__cycles_elapsed.max the SMs' busy share
+METRICS=sm__cycles_elapsed.max,sm__cycles_elapsed.avg,smsp__inst_executed.sum,\
+sm__warps_launched.sum,dram__bytes_read.sum,dram__bytes_write.sum,\
+lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum,\
+l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum,l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum,\
+l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,\
+l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,\
+l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,\
+l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__sass_inst_executed_op_shared_ld.sum,\
+smsp__sass_branch_targets_threads_divergent.sum,\
+smsp__sass_average_branch_targets_threads_uniform.pct,launch__registers_per_thread,\
+launch__occupancy_limit_shared_mem,sm__warps_active.avg.pct_of_peak_sustained_active,\
+gpu__time_duration.sum
+EXTRA=launch__shared_mem_per_block_dynamic,launch__shared_mem_per_block_static,\
+launch__grid_size,launch__block_size,launch__occupancy_limit_registers,\
+launch__occupancy_limit_warps,launch__occupancy_limit_blocks,\
+launch__waves_per_multiprocessor,sm__maximum_warps_per_active_cycle_pct,\
+sm__cycles_active.avg,sm__cycles_active.max,sm__cycles_active.min,smsp__thread_inst_executed.sum,\
+l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,\
+l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,smsp__sass_inst_executed_op_shared_st.sum,\
+smsp__sass_inst_executed_op_global_ld.sum,smsp__sass_inst_executed_op_global_st.sum,\
+smsp__sass_inst_executed_op_branch.sum,lts__t_sector_hit_rate.pct
+
+nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,temperature.gpu,power.draw,clocks_event_reasons.active \
+  --format=csv -lms 500 > "$SUITE/data/clocks_during_run.csv" 2>&1 &
+SMI_PID=$!
+trap 'kill $SMI_PID' EXIT
+
+build/bench time build "$SUITE"
+build/bench repeat build "$SUITE"
+
+build/bench list | while read -r id entry; do
+  start=$(date +%s)
+  ncu --clock-control none --cache-control all --kernel-name-base mangled \
+      -k "$entry" --metrics "$METRICS,$EXTRA" -f -o "build/ncu_$id" \
+      build/bench profile build "$id" > "build/ncu_$id.log" 2>&1 \
+    || { echo "ncu failed for $id"; tail -20 "build/ncu_$id.log"; exit 1; }
+  ncu --import "build/ncu_$id.ncu-rep" --csv --page details --print-units base \
+      --print-kernel-base mangled > "$SUITE/data/ncu/$id.csv"
+  echo "ncu $id: $(($(date +%s) - start)) s, $(wc -l < "$SUITE/data/ncu/$id.csv") lines"
+done
+
+{
+  echo "# date"; date -u
+  echo "# nvidia-smi"; nvidia-smi
+  echo "# nvidia-smi --query-gpu"
+  nvidia-smi --query-gpu=name,driver_version,vbios_version,clocks.max.sm,clocks.max.mem,clocks.sm,clocks.mem,power.limit,persistence_mode,compute_mode,mig.mode.current --format=csv
+  echo "# nvcc --version"; nvcc --version
+  echo "# ncu --version"; ncu --version
+  echo "# ptxas -v (build/uneven.ptxas.txt)"; cat build/uneven.ptxas.txt
+} > "$SUITE/data/env.txt" 2>&1

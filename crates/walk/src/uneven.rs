@@ -1,0 +1,94 @@
+//! Warps of a work group that end unevenly: trip counts per warp from the counters' busy share.
+//!
+//! Loops whose trip counts come from the data (a CSR row loop, a neighbour list) run a
+//! different count in every warp, but the profile only gives their mean ([`ir::resolve_trips`]
+//! fits one count per loop). A group holds its slot until its longest warp ends, so a group of
+//! warps at the mean is shorter than the real one. Nsight Compute measures the spread: at one
+//! group per SM, `sm__warps_active.avg.pct_of_peak_sustained_active` over
+//! `sm__maximum_warps_per_active_cycle_pct` is the share ρ of the group's warp slots that hold
+//! a running warp, the mean warp lifetime over the group's lifetime (the longest warp's).
+//!
+//! This module owns the split: of the W warps of a group, one runs the profile-fitted loops
+//! `n_long = n / ρ` times and the other W − 1 share the rest, `n_short = (W·n − n_long) /
+//! (W − 1)`, so the mean stays the fitted `n` (the counters' instruction totals are kept) and
+//! the group's mean over max is ρ. Only the outermost fitted loops are scaled (a fitted loop
+//! inside another one keeps its count, so the work scales by 1/ρ, not 1/ρ²), and the
+//! remainder loop of an unrolled pair keeps its mean remainder. What it does not own: which
+//! warp of a group is the long one at run time (the simulator rotates it,
+//! `sim::ExecConfig::rotate_classes`), and groups that differ from each other.
+
+use ir::{Analysis, Kernel, LoopId, LoopTrip, TripRule, TripSource, Trips};
+
+/// The two trip-count sets of a group's warps.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Split {
+    /// The long warp's (warp 0 of each walked group).
+    pub long: Trips,
+    /// The other warps'.
+    pub short: Trips,
+    /// The loops whose counts differ, with (mean, long, short) counts.
+    pub scaled: Vec<(LoopId, u64, u64, u64)>,
+}
+
+/// The share of a launch's resident warp slots that held a running warp, on average over the
+/// SMs' active cycles: `sm__warps_active.avg.pct_of_peak_sustained_active /
+/// sm__maximum_warps_per_active_cycle_pct`. `None` when either is missing or the second is 0.
+/// At one group per SM no group waits for a slot, so a share below one is warps that ended
+/// before the rest of their group.
+pub fn busy_share(launch: &profile::Launch) -> Option<f64> {
+    let active = launch
+        .get("sm__warps_active.avg.pct_of_peak_sustained_active")?
+        .value;
+    let resident = launch.get("sm__maximum_warps_per_active_cycle_pct")?.value;
+    (resident > 0.0 && active.is_finite()).then(|| (active / resident).min(1.0))
+}
+
+/// Splits the profile-fitted loops of `trips` between one long warp and `warps - 1` short
+/// ones for the busy share `rho`. `None` when there is nothing to split: a single warp per
+/// group, `rho` not below one, or no profile-fitted loop.
+pub fn split(kernel: &Kernel, an: &Analysis, trips: &Trips, warps: u32, rho: f64) -> Option<Split> {
+    if warps < 2 || !(rho > 0.0 && rho < 1.0) {
+        return None;
+    }
+    let fitted = |l: LoopId| matches!(trips.get(l).source, TripSource::Profile { .. });
+    let all_fitted: Vec<LoopId> = an.loops.ids().filter(|&l| fitted(l)).collect();
+    let remainders: Vec<LoopId> = ir::joint::unroll_pairs(kernel, an, &all_fitted)
+        .iter()
+        .map(|p| p.remainder)
+        .collect();
+    let w = f64::from(warps);
+    // 1/ρ beyond W would leave the short warps a negative count: the long warp then does it all.
+    let factor = (1.0 / rho).min(w);
+    let mut long = trips.clone();
+    let mut short = trips.clone();
+    let mut scaled = Vec::new();
+    for &l in &all_fitted {
+        let nested_in_fitted =
+            std::iter::successors(an.loops.get(l).parent, |&p| an.loops.get(p).parent).any(fitted);
+        if nested_in_fitted || remainders.contains(&l) {
+            continue;
+        }
+        let TripRule::Fixed(n) = trips.get(l).rule else {
+            continue;
+        };
+        let n_long = (n as f64 * factor).round() as u64;
+        let n_short = ((w * n as f64 - n_long as f64) / (w - 1.0))
+            .round()
+            .max(0.0) as u64;
+        if n_long == n && n_short == n {
+            continue;
+        }
+        let with = |t: u64| LoopTrip {
+            rule: TripRule::Fixed(t),
+            ..trips.get(l).clone()
+        };
+        long.loops[l.index()] = with(n_long);
+        short.loops[l.index()] = with(n_short);
+        scaled.push((l, n, n_long, n_short));
+    }
+    (!scaled.is_empty()).then_some(Split {
+        long,
+        short,
+        scaled,
+    })
+}

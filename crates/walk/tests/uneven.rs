@@ -1,0 +1,254 @@
+//! Uneven warps (`walk::uneven`): a loop whose count is read from memory is fitted to a
+//! synthetic profile, and the busy share splits it between warp 0 and the others; the
+//! simulator's class rotation spreads the long warp over the scheduler partitions.
+
+use std::collections::BTreeMap;
+
+use walk::Options;
+
+/// One loop whose bound comes from global memory: per warp `4 + 3 T` instructions (ld.param,
+/// ld.global, mov; add, setp, bra per iteration; ret).
+const ROW: &str = r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry row(.param .u64 row_param_0)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<2>;
+    ld.param.u64 %rd1, [row_param_0];
+    ld.global.u32 %r1, [%rd1];
+    mov.u32 %r2, 0;
+$L_loop:
+    add.s32 %r2, %r2, 1;
+    setp.lt.s32 %p1, %r2, %r1;
+    @%p1 bra $L_loop;
+    ret;
+}
+"#;
+
+/// The front end on `ROW` with 8 warps per group, the loop fitted to `trips` per warp.
+fn front(trips: u64, busy_share: Option<f64>) -> walk::FrontEnd {
+    let module = ptx::parse(ROW).unwrap();
+    let launch = ir::Launch {
+        grid: [4, 1, 1],
+        block: [256, 1, 1],
+        params: Vec::new(),
+    };
+    let profile = ir::ProfileEvidence {
+        file: "prof.csv".into(),
+        warp_insts_per_warp: (4 + 3 * trips) as f64,
+        classes: ir::ClassCounts::default(),
+    };
+    let inputs = ir::TripInputs {
+        explicit: &[],
+        profile: Some(&profile),
+    };
+    let opts = Options {
+        busy_share,
+        ..Options::default()
+    };
+    let fe = walk::front_end(&module, "row", &launch, &inputs, &opts).unwrap();
+    fe.built.idgs.validate().unwrap();
+    fe
+}
+
+fn launch_with(active_pct: &str, resident_pct: &str) -> profile::Launch {
+    let metric = |v: &str| profile::Metric {
+        value: v.parse().unwrap(),
+        unit: profile::Unit::Percent,
+        min: None,
+        max: None,
+        row: 1,
+    };
+    let mut metrics = BTreeMap::new();
+    metrics.insert(
+        "sm__warps_active.avg.pct_of_peak_sustained_active".to_string(),
+        metric(active_pct),
+    );
+    metrics.insert(
+        "sm__maximum_warps_per_active_cycle_pct".to_string(),
+        metric(resident_pct),
+    );
+    profile::Launch {
+        metrics,
+        ..profile::Launch::default()
+    }
+}
+
+#[test]
+fn busy_share_is_active_over_resident_warps() {
+    let b = walk::uneven::busy_share(&launch_with("6.25", "12.5")).unwrap();
+    assert!((b - 0.5).abs() < 1e-12, "{b}");
+    // More active than resident (rounding in the counters) is a full share, not more.
+    assert_eq!(
+        walk::uneven::busy_share(&launch_with("12.6", "12.5")),
+        Some(1.0)
+    );
+    assert_eq!(walk::uneven::busy_share(&launch_with("6.0", "0")), None);
+    assert_eq!(walk::uneven::busy_share(&profile::Launch::default()), None);
+}
+
+#[test]
+fn busy_share_one_half_gives_one_warp_twice_the_mean() {
+    let even = front(40, None);
+    assert_eq!(even.built.idgs.classes.len(), 1);
+    assert!(even.built.uneven.is_empty());
+
+    let fe = front(40, Some(0.5));
+    let idgs = &fe.built.idgs;
+    // Warp 0: 40 / 0.5 = 80 iterations; the other seven share 8 * 40 - 80 = 240, 34 each.
+    let l = ir::LoopId(0);
+    assert_eq!(fe.built.uneven, vec![(l, 40, 80, 34)]);
+    assert_eq!(idgs.classes.len(), 2);
+    let group = idgs.groups_built[0] * 8;
+    let long = idgs.class_of_warp(group).unwrap();
+    let short: Vec<_> = (1..8)
+        .map(|w| idgs.class_of_warp(group + w).unwrap())
+        .collect();
+    assert!(short.iter().all(|&c| c == short[0]) && short[0] != long);
+    assert_eq!(idgs.class(long).idg.instruction_count(), 4 + 3 * 80);
+    assert_eq!(idgs.class(short[0]).idg.instruction_count(), 4 + 3 * 34);
+    // The mean over the group stays close to the fitted count (rounding of the short warps).
+    let mean = (80.0 + 7.0 * 34.0) / 8.0;
+    assert!((mean - 40.0_f64).abs() < 1.0, "{mean}");
+}
+
+#[test]
+fn no_split_without_imbalance_or_fitted_loops() {
+    assert!(front(40, Some(1.0)).built.uneven.is_empty());
+    assert_eq!(front(40, Some(1.0)).built.idgs.classes.len(), 1);
+    // A share so small that the long warp would need more than the whole group's work: it
+    // does all of it (8 x 40) and the others none.
+    let all = front(40, Some(0.05));
+    assert_eq!(all.built.uneven, vec![(ir::LoopId(0), 40, 320, 0)]);
+}
+
+/// Unit costs: ALU instructions 1 cycle apart, each waiting 4 cycles for its predecessor; one
+/// pipe per partition.
+fn simulate(fe: &walk::FrontEnd, rotate: bool, groups: u32) -> u64 {
+    let idgs = &fe.built.idgs;
+    let hw = sim::Hardware {
+        subsystems: vec!["alu".into()],
+        issue_interval: 0,
+        partitions: 4,
+        ticks_per_cycle: 1,
+        clock_mhz: 1000.0,
+        dispatch_latency: 0,
+        dispatch_interval: 0,
+    };
+    let costs: Vec<sim::ClassCosts> = idgs
+        .classes
+        .iter()
+        .map(|c| {
+            c.idg
+                .nodes
+                .iter()
+                .map(|_| sim::NodeCost {
+                    subsystem: 0,
+                    lambda: 1,
+                    latency: 4,
+                    below_occupancy: None,
+                })
+                .collect()
+        })
+        .collect();
+    let exec = sim::ExecConfig {
+        warps_per_group: 8,
+        concurrent_groups: groups,
+        total_groups: 4,
+        sm_count: 1,
+    };
+    let opts = sim::SimOptions {
+        sub_partitions: true,
+        rotate_classes: rotate,
+        ..sim::SimOptions::default()
+    };
+    sim::simulate(idgs, &costs, &hw, &exec, &opts)
+        .unwrap()
+        .ticks
+}
+
+#[test]
+fn rotation_spreads_the_long_warps_over_the_partitions() {
+    let fe = front(200, Some(0.25));
+    // One group at a time: rotation only changes which partition the long warp is on.
+    assert_eq!(simulate(&fe, false, 1), simulate(&fe, true, 1));
+    // Four groups at once: unrotated, all four long warps share partition 0; rotated, each
+    // partition holds one.
+    let (piled, spread) = (simulate(&fe, false, 4), simulate(&fe, true, 4));
+    assert!(
+        spread * 10 < piled * 7,
+        "rotated {spread} ticks, unrotated {piled}"
+    );
+}
+
+/// Two fitted loops, one inside the other: only the outer one is split, so warp 0's work grows
+/// by 1/ρ and not 1/ρ².
+#[test]
+fn only_the_outermost_fitted_loop_is_split() {
+    const NESTED: &str = r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry nest(.param .u64 nest_param_0)
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<5>;
+    .reg .b64 %rd<2>;
+    ld.param.u64 %rd1, [nest_param_0];
+    ld.global.u32 %r1, [%rd1];
+    ld.global.u32 %r4, [%rd1+4];
+    mov.u32 %r2, 0;
+$L_outer:
+    mov.u32 %r3, 0;
+$L_inner:
+    add.s32 %r3, %r3, 1;
+    setp.lt.s32 %p1, %r3, %r4;
+    @%p1 bra $L_inner;
+    add.s32 %r2, %r2, 1;
+    setp.lt.s32 %p2, %r2, %r1;
+    @%p2 bra $L_outer;
+    ret;
+}
+"#;
+    let module = ptx::parse(NESTED).unwrap();
+    let launch = ir::Launch {
+        grid: [4, 1, 1],
+        block: [256, 1, 1],
+        params: Vec::new(),
+    };
+    // Per warp 5 + T_o (4 + 3 T_i); the one counter cannot tell the loops apart, so both are
+    // fitted to the same count: 10 each gives 345.
+    let profile = ir::ProfileEvidence {
+        file: "prof.csv".into(),
+        warp_insts_per_warp: 345.0,
+        classes: ir::ClassCounts::default(),
+    };
+    let inputs = ir::TripInputs {
+        explicit: &[],
+        profile: Some(&profile),
+    };
+    let opts = Options {
+        busy_share: Some(0.5),
+        ..Options::default()
+    };
+    let fe = walk::front_end(&module, "nest", &launch, &inputs, &opts).unwrap();
+    let outer = fe
+        .analysis
+        .loops
+        .ids()
+        .find(|&l| fe.analysis.loops.get(l).parent.is_none())
+        .unwrap();
+    // Outer: 20 for warp 0, (80 - 20) / 7 = 8.6 -> 9 for the others; the inner loop keeps 10.
+    assert_eq!(fe.built.uneven, vec![(outer, 10, 20, 9)]);
+    let idgs = &fe.built.idgs;
+    let group = idgs.groups_built[0] * 8;
+    let count = |w: u64| {
+        let c = idgs.class_of_warp(group + w).unwrap();
+        idgs.class(c).idg.instruction_count()
+    };
+    assert_eq!(count(0), 5 + 20 * 34);
+    assert_eq!(count(1), 5 + 9 * 34);
+}
