@@ -324,9 +324,6 @@ pub struct Graphs {
     pub notes: Vec<String>,
     /// The walk's divergent branch executions per warp of each class.
     pub divergent: Vec<u64>,
-    /// Warp 0 of the walked group runs longer loops than the others (`walk::uneven`): the
-    /// simulator rotates the classes from group to group.
-    pub rotate: bool,
 }
 
 /// PTX -> IR -> trip counts -> IDGs for the launch of `case`; with `config.fit_branches`,
@@ -443,14 +440,12 @@ pub fn build_graphs(
             loops.join(", ")
         ));
     }
-    let rotate = !built.uneven.is_empty();
     let mut idgs = built.idgs;
     config.prepare_idgs(&mut idgs);
     Ok(Graphs {
         idgs,
         notes,
         divergent: built.divergent_branches,
-        rotate,
     })
 }
 
@@ -627,10 +622,7 @@ fn predict_variants<B: Backend>(
             };
             let hardware = v.adjust_hardware(t.hardware.clone());
             let exec = exec_at(p);
-            let opts = SimOptions {
-                rotate_classes: built[graph].rotate,
-                ..v.sim_options()
-            };
+            let opts = v.sim_options();
             // A run whose key cannot be formed fails the same way when simulated: not shared.
             let key = sim::run_key(&built[graph].idgs, &t.costs, &hardware, &exec, &opts).ok();
             let same = key.as_ref().and_then(|k| {

@@ -261,6 +261,7 @@ fn json_round_trip_and_validation() {
             warps: vec![0, 1],
             idg,
         }],
+        rotate_classes: false,
     };
     let back = idg::KernelIdgs::from_json(&k.to_json()).unwrap();
     assert_eq!(back, k);

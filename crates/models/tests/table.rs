@@ -58,6 +58,7 @@ fn launch(groups: u32) -> (KernelIdgs, Vec<gpu::ClassTiming>, GpuProfile) {
             warps: vec![0],
             idg,
         }],
+        rotate_classes: false,
     };
     let gpu = GpuProfile::from_toml_str(TABLE2_PROFILE).unwrap();
     (kernel, vec![timing], gpu)

@@ -148,7 +148,10 @@ struct Built {
 }
 
 impl Front {
-    fn build(&self) -> Result<Built, Failure> {
+    /// The launch's IDGs; with `uneven` (simulations under the validated configuration, as the
+    /// CLI's `simulate` and `models`), the profile-fitted loops split between the warps of a
+    /// group by the profiled launch's busy share (`walk::uneven`).
+    fn build(&self, uneven: bool) -> Result<Built, Failure> {
         let module = parse(&self.file, &self.src)?;
         let names: Vec<&str> = module.kernels().map(|f| f.name.as_str()).collect();
         let entry = ir::names::select_kernel(&names, self.kernel.as_deref())
@@ -170,9 +173,15 @@ impl Front {
             .unknown_branch
             .or_else(|| data.unknown_branch(&entry, inv).map(|(u, _)| u))
             .unwrap_or_default();
+        let busy_share = if uneven {
+            data.launch(&entry, inv).and_then(walk::uneven::busy_share)
+        } else {
+            None
+        };
         let opts = walk::Options {
             unknown_branch,
             groups: self.groups,
+            busy_share,
             ..walk::Options::default()
         };
         let fe = walk::front_end(&module, &entry, &self.launch, &data.inputs(), &opts)
@@ -262,7 +271,7 @@ fn build_idg(
         groups,
     )?;
     interruptible(py, move || {
-        let b = f.build()?;
+        let b = f.build(false)?;
         Ok((
             b.idgs.to_json(),
             ::idg::render::stats_json(&b.idgs),
@@ -403,7 +412,7 @@ fn simulate(
     interruptible(py, move || {
         let profile = gpu_profile(&gpu)?;
         let config = switches.config(&profile);
-        let mut b = f.build()?;
+        let mut b = f.build(config.uneven_warps)?;
         config.prepare_idgs(&mut b.idgs);
         let fail = |e: sim::SimError| input(&f.file, e);
         let (timings, warnings) = gpu::map_kernel(
@@ -486,7 +495,7 @@ fn models_table(
     interruptible(py, move || {
         let profile = gpu_profile(&gpu)?;
         let config = switches.config(&profile);
-        let mut b = f.build()?;
+        let mut b = f.build(config.uneven_warps)?;
         config.prepare_idgs(&mut b.idgs);
         let (timings, warnings) = gpu::map_kernel(
             &b.idgs,

@@ -211,13 +211,6 @@ pub struct SimOptions {
     /// running for hours. [`DEFAULT_MAX_SIMULATED`] unless raised.
     #[serde(default = "default_max_simulated")]
     pub max_simulated: u64,
-    /// Group `i` of the core runs its warp classes rotated by `i` places (warp `w` takes the
-    /// class of warp `(w - i) mod W`): which warp of a group does the most work changes from
-    /// group to group, as when trip counts come from the data, instead of always falling on
-    /// the same scheduler partition. Used with the uneven-warps classes of `walk::uneven`,
-    /// whose long warp is warp 0 of the walked group. Off: every group as walked.
-    #[serde(default)]
-    pub rotate_classes: bool,
 }
 
 /// Most warps resident on the simulated core at once (real GPUs hold at most 64).
@@ -249,7 +242,6 @@ impl Default for SimOptions {
             fast_forward: true,
             latch_blocks: true,
             max_simulated: DEFAULT_MAX_SIMULATED,
-            rotate_classes: false,
         }
     }
 }

@@ -484,7 +484,7 @@ impl<'a> Engine<'a> {
         let global = local * u64::from(self.exec.sm_count);
         let mut classes: Vec<ClassId> = self.kernel.classes_for_group(global);
         let wpg = self.exec.warps_per_group as usize;
-        if self.opts.rotate_classes {
+        if self.kernel.rotate_classes {
             classes.rotate_right((local % wpg as u64) as usize);
         }
         let group = &mut self.groups[gslot];

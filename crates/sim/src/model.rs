@@ -66,7 +66,7 @@ pub struct ModelConfig {
     /// counters' busy share ρ of the warp slots at one group per SM is below one, one warp of
     /// each group runs those loops 1/ρ times the fitted count and the others the rest
     /// (`walk::uneven`); the simulator then rotates which warp of a group is the long one
-    /// (`SimOptions::rotate_classes`, set by whoever built such IDGs). On in the validated
+    /// (`idg::KernelIdgs::rotate_classes`, which the walk sets on such IDGs). On in the validated
     /// configuration: validated on bench/uneven_suite, no Rodinia kernel changes
     /// (docs/simulator.md, "Uneven warps").
     pub uneven_warps: bool,

@@ -139,6 +139,7 @@ pub fn build(body: &[Piece], warps_per_group: u32, groups: u32) -> SynthKernel {
                 warps: (0..u64::from(warps_per_group)).collect(),
                 idg,
             }],
+            rotate_classes: false,
         },
         node_subsystems: subs,
     }

@@ -52,7 +52,9 @@ proptest! {
         parts in any::<bool>(),
         rotate in any::<bool>(),
     ) {
-        let k = synth::build(&body, warps, groups);
+        let mut k = synth::build(&body, warps, groups);
+        // One class in every group: rotating it changes nothing the invariants see.
+        k.kernel.rotate_classes = rotate;
         let hw = synth::hardware(3, il, 2);
         let costs = synth::costs_for(&k, &table, &hw);
         let opts = SimOptions {
@@ -66,8 +68,6 @@ proptest! {
             fast_forward: true,
             latch_blocks: true,
             max_simulated: sim::DEFAULT_MAX_SIMULATED,
-            // One class in every group: rotating it changes nothing the invariants see.
-            rotate_classes: rotate,
         };
         let (r, recs) = simulate_with_records(&k.kernel, &costs, &hw, &k.exec(concurrent), &opts).unwrap();
         let per_warp = k.kernel.classes[0].idg.instruction_count();

@@ -255,6 +255,7 @@ pub fn build(
     }
     unknown.sort_unstable();
     unknown.dedup();
+    let uneven = split.map(|s| s.scaled).unwrap_or_default();
     Ok(Built {
         idgs: KernelIdgs {
             schema_version: SCHEMA_VERSION,
@@ -264,10 +265,12 @@ pub fn build(
             warps_per_group,
             groups_built: groups,
             classes,
+            // The long warp is a role: rotate it over the group's warps.
+            rotate_classes: !uneven.is_empty(),
         },
         unknown_branches: unknown,
         divergent_branches: divergent,
-        uneven: split.map(|s| s.scaled).unwrap_or_default(),
+        uneven,
     })
 }
 

@@ -128,7 +128,12 @@ fn no_split_without_imbalance_or_fitted_loops() {
 /// Unit costs: ALU instructions 1 cycle apart, each waiting 4 cycles for its predecessor; one
 /// pipe per partition.
 fn simulate(fe: &walk::FrontEnd, rotate: bool, groups: u32) -> u64 {
-    let idgs = &fe.built.idgs;
+    // The walk marks split IDGs as rotating; `false` simulates them as walked.
+    assert!(fe.built.idgs.rotate_classes);
+    let idgs = &idg::KernelIdgs {
+        rotate_classes: rotate,
+        ..fe.built.idgs.clone()
+    };
     let hw = sim::Hardware {
         subsystems: vec!["alu".into()],
         issue_interval: 0,
@@ -162,7 +167,6 @@ fn simulate(fe: &walk::FrontEnd, rotate: bool, groups: u32) -> u64 {
     };
     let opts = sim::SimOptions {
         sub_partitions: true,
-        rotate_classes: rotate,
         ..sim::SimOptions::default()
     };
     sim::simulate(idgs, &costs, &hw, &exec, &opts)

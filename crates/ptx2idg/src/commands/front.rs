@@ -49,9 +49,6 @@ pub struct LaunchIdgs {
     pub divergent: Option<Vec<u64>>,
     /// The `--trips` inputs for the kernel, read once.
     pub trips: TripData,
-    /// Warp 0 of the walked group runs longer loops than the others (`walk::uneven`): the
-    /// simulator rotates the classes from group to group (`sim::SimOptions::rotate_classes`).
-    pub rotate: bool,
 }
 
 impl LaunchIdgs {
@@ -148,7 +145,6 @@ pub fn launch_idgs(
             static_shared: 0,
             divergent: None,
             trips,
-            rotate: false,
         });
     }
     let source = load(path, kernel)?;
@@ -159,7 +155,6 @@ pub fn launch_idgs(
     let (fe, trips) = run(&source, launch, trips, walk_args, fit, uneven)?;
     Ok(LaunchIdgs {
         file,
-        rotate: !fe.built.uneven.is_empty(),
         idgs: fe.built.idgs,
         static_shared,
         divergent: Some(fe.built.divergent_branches),

@@ -120,7 +120,6 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
         eprintln!("model: {}", config.describe());
         explain_counters(&li, &args.trips, &profile);
     }
-    let rotate = li.rotate;
     let front::Mapped {
         file,
         idgs,
@@ -141,7 +140,6 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
         record: args.profile.is_some() || args.profile_svg.is_some(),
         fast_forward: !args.no_fast_forward,
         max_simulated: args.max_simulated,
-        rotate_classes: rotate,
         ..config.sim_options()
     };
     let launch = sim::Launch {

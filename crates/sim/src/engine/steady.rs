@@ -479,7 +479,7 @@ impl Engine<'_> {
         );
         key.push(self.pending_starts);
         // Rotated classes: the next group's rotation is part of what comes next.
-        if self.opts.rotate_classes {
+        if self.kernel.rotate_classes {
             key.push(self.next_group % u64::from(self.exec.warps_per_group));
         }
         // Which partition (renamed) each warp of a group that has or will have warps runs on.
