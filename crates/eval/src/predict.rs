@@ -359,6 +359,8 @@ pub fn build_graphs(
             top.ncu.id.as_deref().unwrap_or("?")
         ),
     );
+    // The trip counts are fitted in the PTX's instructions.
+    let evidence = evidence.map(|e| e.in_ptx(expansion.inst));
     let trips = ir::resolve_trips(
         &kernel,
         &an,

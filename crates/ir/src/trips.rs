@@ -148,11 +148,31 @@ pub struct ProfileEvidence {
     /// The file the numbers come from.
     pub file: String,
     /// Warp instructions executed per warp: `inst_executed / warps_launched`
-    /// (`smsp__inst_executed.sum / sm__warps_launched.sum`).
+    /// (`smsp__inst_executed.sum / sm__warps_launched.sum`), compared with the IDG's PTX
+    /// instruction counts: in the profiler's (SASS) instructions as read, in PTX instructions
+    /// after [`ProfileEvidence::in_ptx`].
     pub warp_insts_per_warp: f64,
     /// Global and shared loads and stores per warp, when measured: the other counters the
     /// unknown trip counts are fitted to ([`crate::joint`]).
     pub classes: ClassCounts,
+}
+
+impl ProfileEvidence {
+    /// The evidence in PTX instructions, for a GPU whose machine code has `sass_per_ptx`
+    /// instructions per PTX instruction (its profile's measured factor): the trip counts are
+    /// then fitted to the instructions the PTX would execute. The memory counters stay: their
+    /// classes lower one to one.
+    pub fn in_ptx(self, sass_per_ptx: f64) -> ProfileEvidence {
+        let f = if sass_per_ptx.is_finite() && sass_per_ptx > 0.0 {
+            sass_per_ptx
+        } else {
+            1.0
+        };
+        ProfileEvidence {
+            warp_insts_per_warp: self.warp_insts_per_warp / f,
+            ..self
+        }
+    }
 }
 
 /// Inputs to [`resolve_trips`] beyond the kernel and launch.
@@ -838,6 +858,25 @@ pub fn parse_trips_table(text: &str, file: &str) -> Result<Vec<(String, Explicit
 mod tests {
     use super::*;
     use crate::interp::Launch;
+
+    #[test]
+    fn evidence_in_ptx_units_divides_the_instructions_only() {
+        let e = ProfileEvidence {
+            file: "p.csv".into(),
+            warp_insts_per_warp: 1053.0,
+            classes: ClassCounts {
+                global_loads: Some(10.0),
+                ..ClassCounts::default()
+            },
+        };
+        let p = e.clone().in_ptx(1.053);
+        assert!((p.warp_insts_per_warp - 1000.0).abs() < 1e-9);
+        assert_eq!(p.classes, e.classes);
+        // A factor that is not a positive number converts nothing.
+        for bad in [0.0, -1.0, f64::NAN] {
+            assert_eq!(e.clone().in_ptx(bad), e);
+        }
+    }
 
     /// Two nested loops, the inner one triangular (bound = the outer counter), with no index
     /// that differs between threads, launched over two blocks of 96 threads.

@@ -148,10 +148,11 @@ struct Built {
 }
 
 impl Front {
-    /// The launch's IDGs; with `uneven` (simulations under the validated configuration, as the
-    /// CLI's `simulate` and `models`), the profile-fitted loops split between the warps of a
-    /// group by the profiled launch's busy share (`walk::uneven`).
-    fn build(&self, uneven: bool) -> Result<Built, Failure> {
+    /// The launch's IDGs, as the CLI builds them: for a model run on a GPU (`sass_per_ptx`,
+    /// its profile's SASS instructions per PTX instruction) trip counts are fitted to the
+    /// profile's instructions in PTX units, and with `uneven` the profile-fitted loops split
+    /// between the warps of a group by the profiled launch's busy share (`walk::uneven`).
+    fn build(&self, sass_per_ptx: Option<f64>, uneven: bool) -> Result<Built, Failure> {
         let module = parse(&self.file, &self.src)?;
         let names: Vec<&str> = module.kernels().map(|f| f.name.as_str()).collect();
         let entry = ir::names::select_kernel(&names, self.kernel.as_deref())
@@ -167,8 +168,11 @@ impl Front {
             Some(n) => profile::Invocation::Index(n),
             None => profile::Invocation::Median,
         };
-        let data = walk::trip_data(files, &entry, Some(&names), inv)
+        let mut data = walk::trip_data(files, &entry, Some(&names), inv)
             .map_err(|e| Failure::Input(e.to_string()))?;
+        if let Some(f) = sass_per_ptx {
+            data.evidence = data.evidence.take().map(|e| e.in_ptx(f));
+        }
         let unknown_branch = self
             .unknown_branch
             .or_else(|| data.unknown_branch(&entry, inv).map(|(u, _)| u))
@@ -271,7 +275,7 @@ fn build_idg(
         groups,
     )?;
     interruptible(py, move || {
-        let b = f.build(false)?;
+        let b = f.build(None, false)?;
         Ok((
             b.idgs.to_json(),
             ::idg::render::stats_json(&b.idgs),
@@ -412,7 +416,7 @@ fn simulate(
     interruptible(py, move || {
         let profile = gpu_profile(&gpu)?;
         let config = switches.config(&profile);
-        let mut b = f.build(config.uneven_warps)?;
+        let mut b = f.build(Some(profile.sass_expansion.inst), config.uneven_warps)?;
         config.prepare_idgs(&mut b.idgs);
         let fail = |e: sim::SimError| input(&f.file, e);
         let (timings, warnings) = gpu::map_kernel(
@@ -495,7 +499,7 @@ fn models_table(
     interruptible(py, move || {
         let profile = gpu_profile(&gpu)?;
         let config = switches.config(&profile);
-        let mut b = f.build(config.uneven_warps)?;
+        let mut b = f.build(Some(profile.sass_expansion.inst), config.uneven_warps)?;
         config.prepare_idgs(&mut b.idgs);
         let (timings, warnings) = gpu::map_kernel(
             &b.idgs,

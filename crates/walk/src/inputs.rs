@@ -20,7 +20,8 @@ pub enum InputsError {
 pub struct TripData {
     /// Trips-table rows naming this kernel, in file order.
     pub explicit: Vec<ir::ExplicitTrip>,
-    /// Warp instructions per warp from the first profiler file that has them.
+    /// Warp instructions per warp from the first profiler file that has them, in the
+    /// profiler's instructions (`ir::ProfileEvidence::in_ptx` converts them for a GPU).
     pub evidence: Option<ir::ProfileEvidence>,
     /// Every parsed profiler file (mapper g reads DRAM / L2 / shared metrics from them).
     pub profiles: Vec<Profile>,

@@ -97,8 +97,23 @@ pub struct Mapped {
     pub traffic: Option<gpu::Traffic>,
 }
 
-/// [`launch_idgs`] for a model run under `config`: unknown branches fitted when it says so,
-/// and the IDGs prepared for its mechanisms (`sim::ModelConfig::prepare_idgs`).
+/// What the front end takes from the GPU a launch is modelled on.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GpuFront<'a> {
+    /// The GPU profile's SASS factors: a profiled launch's instruction count is converted to
+    /// PTX instructions before trip counts are fitted to it (`None`, for commands without a
+    /// GPU: taken as PTX instructions).
+    pub sass: Option<&'a gpu::SassExpansion>,
+    /// Branches on unknown data shared among warps as the counters support (`--fit-branches`;
+    /// needs `sass`).
+    pub fit_branches: bool,
+    /// Profile-fitted loops split between the warps of a group by the busy share.
+    pub uneven: bool,
+}
+
+/// [`launch_idgs`] for a model run under `config` on `gpu`: trip counts fitted in PTX
+/// instructions, unknown branches fitted and loops split when it says so, and the IDGs
+/// prepared for its mechanisms (`sim::ModelConfig::prepare_idgs`).
 pub fn model_idgs(
     path: &Path,
     kernel: Option<&str>,
@@ -108,31 +123,25 @@ pub fn model_idgs(
     config: &sim::ModelConfig,
     gpu: &gpu::GpuProfile,
 ) -> Result<LaunchIdgs, ExitCode> {
-    let fit = config.fit_branches.then_some(&gpu.sass_expansion);
-    let mut li = launch_idgs(
-        path,
-        kernel,
-        launch,
-        trips,
-        walk_args,
-        fit,
-        config.uneven_warps,
-    )?;
+    let g = GpuFront {
+        sass: Some(&gpu.sass_expansion),
+        fit_branches: config.fit_branches,
+        uneven: config.uneven_warps,
+    };
+    let mut li = launch_idgs(path, kernel, launch, trips, walk_args, g)?;
     config.prepare_idgs(&mut li.idgs);
     Ok(li)
 }
 
 /// The IDGs of the launch: read from IDG JSON (`*.json`), or built from PTX by the front end
-/// (with `fit`, unknown branch directions fitted to the counters; with `uneven`, the fitted
-/// loops split between warps by the profiled launch's busy share; see [`run`]).
+/// under `g` (see [`run`]).
 pub fn launch_idgs(
     path: &Path,
     kernel: Option<&str>,
     launch: &LaunchArgs,
     trips: &TripsArgs,
     walk_args: &WalkArgs,
-    fit: Option<&gpu::SassExpansion>,
-    uneven: bool,
+    g: GpuFront<'_>,
 ) -> Result<LaunchIdgs, ExitCode> {
     let file = path.display().to_string();
     if path.extension().is_some_and(|e| e == "json") {
@@ -152,7 +161,7 @@ pub fn launch_idgs(
         .module
         .static_shared_bytes(&source.entry)
         .unwrap_or(0);
-    let (fe, trips) = run(&source, launch, trips, walk_args, fit, uneven)?;
+    let (fe, trips) = run(&source, launch, trips, walk_args, g)?;
     Ok(LaunchIdgs {
         file,
         idgs: fe.built.idgs,
@@ -163,29 +172,32 @@ pub fn launch_idgs(
 }
 
 /// Runs the front end for `source` under the launch, trip and walk options; also returns the
-/// parsed `--trips` inputs, whose profiler metrics mapper g reads. With `fit` (the GPU
-/// profile's SASS factors, under `--fit-branches`), a profiled launch and no
-/// `--unknown-branch`, branches on unknown data are shared among warps as the counters support
-/// (`walk::profile_consistent`). With `uneven` and a profiled launch, its busy share of the
+/// parsed `--trips` inputs, whose profiler metrics mapper g reads. With the GPU's SASS
+/// factors (`g.sass`), trip counts are fitted to a profiled launch's instructions converted to
+/// PTX instructions; with `g.fit_branches` too, a profiled launch and no `--unknown-branch`,
+/// branches on unknown data are shared among warps as the counters support
+/// (`walk::profile_consistent`). With `g.uneven` and a profiled launch, its busy share of the
 /// warp slots splits the profile-fitted loops between the warps of a group (`walk::uneven`).
 pub fn run(
     source: &Source,
     launch: &LaunchArgs,
     trips: &TripsArgs,
     walk_args: &WalkArgs,
-    fit: Option<&gpu::SassExpansion>,
-    uneven: bool,
+    g: GpuFront<'_>,
 ) -> Result<(walk::FrontEnd, TripData), ExitCode> {
     let kernels: Vec<&str> = source.module.kernels().map(|f| f.name.as_str()).collect();
-    let data = trips.load_checked(&source.entry, &kernels).map_err(|e| {
+    let mut data = trips.load_checked(&source.entry, &kernels).map_err(|e| {
         diag::usage(&e);
         ExitCode::from(1)
     })?;
+    if let Some(sass) = g.sass {
+        data.evidence = data.evidence.take().map(|e| e.in_ptx(sass.inst));
+    }
     for n in &data.notes {
         diag::usage(n);
     }
     let (unknown, why) = unknown_branch_policy(walk_args, &data, &source.entry, trips);
-    let busy_share = if uneven {
+    let busy_share = if g.uneven {
         data.launch(&source.entry, trips.invocation())
             .and_then(walk::uneven::busy_share)
     } else {
@@ -196,8 +208,8 @@ pub fn run(
         busy_share,
         ..walk_args.options()
     };
-    let measured = match (walk_args.unknown_branch, fit) {
-        (None, Some(sass)) => data
+    let measured = match (walk_args.unknown_branch, g.sass) {
+        (None, Some(sass)) if g.fit_branches => data
             .launch(&source.entry, trips.invocation())
             .map(|l| (l, sass.inst)),
         _ => None,

@@ -124,7 +124,13 @@ pub fn run(args: &MainArgs) -> ExitCode {
         Ok(s) => s,
         Err(code) => return code,
     };
-    let fe = match front::run(&source, &args.launch, &args.trips, &args.walk, None, false) {
+    let fe = match front::run(
+        &source,
+        &args.launch,
+        &args.trips,
+        &args.walk,
+        front::GpuFront::default(),
+    ) {
         Ok((fe, _)) => fe,
         Err(code) => return code,
     };

@@ -51,11 +51,19 @@ pub fn run(args: &MapArgs) -> ExitCode {
         Ok(s) => s,
         Err(code) => return code,
     };
-    let (fe, _trip_data) =
-        match front::run(&source, &args.launch, &args.trips, &args.walk, None, false) {
-            Ok(r) => r,
-            Err(code) => return code,
-        };
+    let (fe, _trip_data) = match front::run(
+        &source,
+        &args.launch,
+        &args.trips,
+        &args.walk,
+        front::GpuFront {
+            sass: Some(&gpu.sass_expansion),
+            ..front::GpuFront::default()
+        },
+    ) {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
     let metrics = if args.no_metrics {
         None
     } else {
