@@ -377,19 +377,22 @@ def launch_costs(raw):
     return {"latency": rL(med(one)), "interval": rL(med(list(many.values()))), "rows": rows}
 
 
-def device_costs(raw):
-    """Launch overhead and sustained device-wide bandwidth from `mbw` (bandwidth.cu).
+def device_costs(raw, peak):
+    """Launch overhead and sustained device-wide bandwidth from `mbw` (bandwidth.cu) and
+    `bw_peak` (bw_peak.cu).
 
     overhead_us: median over the one-block spins of (event time - the block's own cycles at
     the measured clock). Bandwidth: each stream row's event time minus that overhead, so the
     rate is the one the streams sustain once running (the model adds the overhead itself):
-    GB/s = bytes / (bytes / measured GB/s - overhead)."""
+    GB/s = bytes / (bytes / measured GB/s - overhead); per level and mix the highest rate of
+    both benchmarks' rows, since the model uses it as a floor on a kernel's time, which must
+    not be slower than what the device sustains."""
     over = [v for p, v in raw.all("launch", "one_block_overhead") if p != "spin=0"]
     if not over:
         sys.exit("gen_profile: no launch,one_block_overhead rows in the bandwidth CSV")
     overhead = statistics.median(over)
     bw = {}
-    for r in raw.rows:
+    for r in raw.rows + peak.rows:
         if r["class"] != "bandwidth" or r["unit"] != "GB/s":
             continue
         m = re.match(r"(\w+)_r(\d)w(\d)$", r["param"])
@@ -399,7 +402,7 @@ def device_costs(raw):
         level, rd, wr = m.group(1), int(m.group(2)), int(m.group(3))
         nbytes = (rd + wr) * int(n.group(1)) * 2**20 * int(n.group(2))
         t_us = nbytes / (r["value"] * 1e3)
-        bw[(level, rd, wr)] = nbytes / ((t_us - overhead) * 1e3)
+        bw[(level, rd, wr)] = max(bw.get((level, rd, wr), 0.0), nbytes / ((t_us - overhead) * 1e3))
     need = [(lvl, rd, wr) for lvl in ("dram", "l2") for rd, wr in ((1, 0), (0, 1), (1, 1))]
     missing = [k for k in need if k not in bw]
     if missing:
@@ -470,6 +473,8 @@ def main():
                     help="raw CSV of `mb launch` (block dispatch)")
     ap.add_argument("--bandwidth-raw", default=os.path.join(HERE, "data", "h100_bandwidth_raw.csv"),
                     help="raw CSV of `mbw` (device bandwidth, launch overhead)")
+    ap.add_argument("--bw-peak-raw", default=os.path.join(HERE, "data", "h100_bw_peak_raw.csv"),
+                    help="raw CSV of bw_peak.sh (device bandwidth with more loads in flight)")
     ap.add_argument("--atomics-ncu", default=os.path.join(HERE, "data", "h100_atomics_ncu.csv"),
                     help="ncu CSV of `atomics profile` (atomics.sh): the L2 slice's atomic rate")
     ap.add_argument("--wgmma-raw", default=os.path.join(HERE, "data", "h100_wgmma_raw.csv"),
@@ -481,7 +486,7 @@ def main():
     raw = Raw(a.raw)
     env = parse_env(a.env)
     launch = launch_costs(Raw(a.launch_raw))
-    device = device_costs(Raw(a.bandwidth_raw))
+    device = device_costs(Raw(a.bandwidth_raw), Raw(a.bw_peak_raw))
     atomic = atomic_slice_rate(a.atomics_ncu)
     classes, memory, (lam1, fits, sfu, fp64, tensor, mem) = build(raw)
     wg = wgmma_costs(Raw(a.wgmma_raw))
@@ -553,6 +558,9 @@ def main():
     w("# level and reads:writes: " + ", ".join(
         f"{r['param']}:{r['value']:.0f}" for r in Raw(a.bandwidth_raw).rows
         if r["class"] == "bandwidth" and r["unit"] == "GB/s"))
+    w("# and with 4 or 8 float4 per thread in flight (bw_peak.cu, data/h100_bw_peak_raw.csv): " + ", ".join(
+        f"{r['param']}:{r['value']:.0f}" for r in Raw(a.bw_peak_raw).rows
+        if r["class"] == "bandwidth" and r["unit"] == "GB/s"))
     w("# Block dispatch (mb launch, data/h100_launch_raw.csv), cycles per block per SM by")
     w("# threads per block and resident blocks: "
       + ", ".join(f"{t}t/{b}b:{v:.0f}" for t, b, v in launch["rows"]))
@@ -615,7 +623,7 @@ def main():
     w(f"interval = {fmt(launch['interval'])}  # 4+ resident blocks: cycles between block starts on one SM")
     w(f"overhead_us = {device['overhead_us']:.2f}  # event time of a one-block kernel minus its own cycles (bandwidth.cu)")
     w("")
-    w("[bandwidth]  # device-wide sustained GB/s, streams of bandwidth.cu, launch overhead taken out")
+    w("[bandwidth]  # device-wide sustained GB/s, the highest of bandwidth.cu's and bw_peak.cu's streams, launch overhead taken out")
     w('source = "measured"')
     bw = device["bw"]
     mixes = {"read": (1, 0), "write": (0, 1), "mixed": (1, 1)}
