@@ -28,9 +28,15 @@ $L_loop:
 }
 "#;
 
-/// The front end on `ROW` with 8 warps per group, the loop fitted to `trips` per warp.
-fn front(trips: u64, busy_share: Option<f64>) -> walk::FrontEnd {
-    let module = ptx::parse(ROW).unwrap();
+/// The front end on `ptx`'s `entry`, 4 groups of 8 warps, its unknown loops fitted to
+/// `insts_per_warp` instructions per warp, under `busy_share`.
+fn front_of(
+    ptx: &str,
+    entry: &str,
+    insts_per_warp: f64,
+    busy_share: Option<f64>,
+) -> walk::FrontEnd {
+    let module = ptx::parse(ptx).unwrap();
     let launch = ir::Launch {
         grid: [4, 1, 1],
         block: [256, 1, 1],
@@ -38,7 +44,7 @@ fn front(trips: u64, busy_share: Option<f64>) -> walk::FrontEnd {
     };
     let profile = ir::ProfileEvidence {
         file: "prof.csv".into(),
-        warp_insts_per_warp: (4 + 3 * trips) as f64,
+        warp_insts_per_warp: insts_per_warp,
         classes: ir::ClassCounts::default(),
     };
     let inputs = ir::TripInputs {
@@ -49,9 +55,14 @@ fn front(trips: u64, busy_share: Option<f64>) -> walk::FrontEnd {
         busy_share,
         ..Options::default()
     };
-    let fe = walk::front_end(&module, "row", &launch, &inputs, &opts).unwrap();
+    let fe = walk::front_end(&module, entry, &launch, &inputs, &opts).unwrap();
     fe.built.idgs.validate().unwrap();
     fe
+}
+
+/// The front end on `ROW`, the loop fitted to `trips` per warp.
+fn front(trips: u64, busy_share: Option<f64>) -> walk::FrontEnd {
+    front_of(ROW, "row", (4 + 3 * trips) as f64, busy_share)
 }
 
 fn launch_with(active_pct: &str, resident_pct: &str) -> profile::Launch {
@@ -217,28 +228,9 @@ $L_inner:
     ret;
 }
 "#;
-    let module = ptx::parse(NESTED).unwrap();
-    let launch = ir::Launch {
-        grid: [4, 1, 1],
-        block: [256, 1, 1],
-        params: Vec::new(),
-    };
     // Per warp 5 + T_o (4 + 3 T_i); the one counter cannot tell the loops apart, so both are
     // fitted to the same count: 10 each gives 345.
-    let profile = ir::ProfileEvidence {
-        file: "prof.csv".into(),
-        warp_insts_per_warp: 345.0,
-        classes: ir::ClassCounts::default(),
-    };
-    let inputs = ir::TripInputs {
-        explicit: &[],
-        profile: Some(&profile),
-    };
-    let opts = Options {
-        busy_share: Some(0.5),
-        ..Options::default()
-    };
-    let fe = walk::front_end(&module, "nest", &launch, &inputs, &opts).unwrap();
+    let fe = front_of(NESTED, "nest", 345.0, Some(0.5));
     let outer = fe
         .analysis
         .loops
