@@ -92,6 +92,27 @@ def test_models_matches_cli():
     pd.testing.assert_frame_equal(df, want, check_exact=True)
 
 
+UNEVEN = ROOT / "bench" / "uneven_suite" / "uneven.ptx"
+UNEVEN_NCU = ROOT / "bench" / "uneven_suite" / "data" / "ncu" / "fma_a2.csv"
+UNEVEN_LAUNCH = dict(kernel="uneven_fma", grid=(4224,), block=(256,))
+UNEVEN_CLI = ["--kernel", "uneven_fma", "--grid", "4224", "--block", "256",
+              "--trips", UNEVEN_NCU]
+
+
+def test_uneven_warps_match_cli():
+    # A profiled launch whose warps end unevenly: the package splits the fitted loop by the
+    # busy share and rotates the classes as the CLI's simulate and models do.
+    df = ptx2idg.simulate(UNEVEN, **UNEVEN_LAUNCH, trips=UNEVEN_NCU, blocks_per_sm=range(1, 3))
+    want = cli_frame("simulate", UNEVEN, *UNEVEN_CLI, "--blocks-per-sm", "1..=2")
+    pd.testing.assert_frame_equal(df, want, check_exact=True)
+    even = cli_frame("simulate", UNEVEN, *UNEVEN_CLI, "--blocks-per-sm", "1..=2",
+                     "--no-uneven-warps")
+    assert (df["cycles"] > even["cycles"]).all()
+    m = ptx2idg.models(UNEVEN, **UNEVEN_LAUNCH, trips=UNEVEN_NCU, occupancy=range(8, 17))
+    pd.testing.assert_frame_equal(
+        m, cli_frame("models", UNEVEN, *UNEVEN_CLI, "--occupancy", "8..=16"), check_exact=True)
+
+
 def test_eval_matches_cli():
     suite = ROOT / "ptx_samples" / "rodinia"
     mape, points = ptx2idg.eval(suite, kernels=["gaussian_fan2"])
