@@ -462,6 +462,11 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack
             } else {
                 sectors
             };
+            // Where a re-read that still hits L2 runs: the profile's re-read pipe for a
+            // coalesced global load, else the node's own subsystem.
+            let reread_pipe = gpu
+                .reread_subsystem
+                .filter(|_| f.class == InstClass::LdGlobal && coalesced(node, &m, sectors));
             if let Some((d, g)) = u.global {
                 // The profile decides where the bytes come from (§6.3, the R cases); the
                 // request size decides how many of them one warp instruction moves.
@@ -474,19 +479,17 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack
                 );
                 // A coalesced re-read still in L2 leaves the DRAM stream's pipe for the
                 // profile's re-read pipe; the kernel's other accesses keep the counters' mix.
-                return match (m.reuse, gpu.reread_subsystem) {
+                return match (m.reuse, reread_pipe) {
                     (
                         Some(idg::Reuse::Warp {
                             distance_bytes,
                             written_bytes,
                         }),
                         Some(pipe),
-                    ) if f.class == InstClass::LdGlobal && coalesced(node, &m, sectors) => {
-                        NodeTiming {
-                            l2_reuse: l2_reread(gpu, distance_bytes, written_bytes, sectors, pipe),
-                            ..t
-                        }
-                    }
+                    ) => NodeTiming {
+                        l2_reuse: l2_reread(gpu, distance_bytes, written_bytes, sectors, pipe),
+                        ..t
+                    },
                     _ => t,
                 };
             }
@@ -494,13 +497,13 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack
                 lacks.insert(Lack::DramRatio);
             }
             match m.reuse {
-                Some(reuse) if f.class == InstClass::LdGlobal => {
-                    let pipe = match gpu.reread_subsystem {
-                        Some(pipe) if coalesced(node, &m, sectors) => pipe,
-                        _ => f.subsystem,
-                    };
-                    static_reuse(gpu, sized(f, sectors), reuse, sectors, pipe)
-                }
+                Some(reuse) if f.class == InstClass::LdGlobal => static_reuse(
+                    gpu,
+                    sized(f, sectors),
+                    reuse,
+                    sectors,
+                    reread_pipe.unwrap_or(f.subsystem),
+                ),
                 _ => sized(f, sectors),
             }
         }
