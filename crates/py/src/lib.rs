@@ -171,17 +171,13 @@ impl Front {
         let mut data = walk::trip_data(files, &entry, Some(&names), inv)
             .map_err(|e| Failure::Input(e.to_string()))?;
         if let Some(f) = sass_per_ptx {
-            data.evidence = data.evidence.take().map(|e| e.in_ptx(f));
+            data = data.in_ptx(f);
         }
         let unknown_branch = self
             .unknown_branch
             .or_else(|| data.unknown_branch(&entry, inv).map(|(u, _)| u))
             .unwrap_or_default();
-        let busy_share = if uneven {
-            data.launch(&entry, inv).and_then(walk::uneven::busy_share)
-        } else {
-            None
-        };
+        let busy_share = uneven.then(|| data.busy_share(&entry, inv)).flatten();
         let opts = walk::Options {
             unknown_branch,
             groups: self.groups,

@@ -38,6 +38,20 @@ impl TripData {
         }
     }
 
+    /// The profile's instruction count in PTX instructions for a GPU with `sass_per_ptx` SASS
+    /// instructions per PTX instruction (`ir::ProfileEvidence::in_ptx`): what the trip
+    /// solver compares with the IDG's counts when the GPU is known.
+    pub fn in_ptx(mut self, sass_per_ptx: f64) -> TripData {
+        self.evidence = self.evidence.map(|e| e.in_ptx(sass_per_ptx));
+        self
+    }
+
+    /// The busy share of the warp slots of the selected launch of `entry`
+    /// ([`crate::uneven::busy_share`]), which splits profile-fitted loops between warps.
+    pub fn busy_share(&self, entry: &str, inv: Invocation) -> Option<f64> {
+        self.launch(entry, inv).and_then(crate::uneven::busy_share)
+    }
+
     /// The selected launch of `entry` in the first profiler file that profiled it.
     pub fn launch(&self, entry: &str, inv: Invocation) -> Option<&profile::Launch> {
         self.profiles.iter().find_map(|p| p.launch(entry, inv).ok())

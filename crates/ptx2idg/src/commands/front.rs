@@ -191,18 +191,16 @@ pub fn run(
         ExitCode::from(1)
     })?;
     if let Some(sass) = g.sass {
-        data.evidence = data.evidence.take().map(|e| e.in_ptx(sass.inst));
+        data = data.in_ptx(sass.inst);
     }
     for n in &data.notes {
         diag::usage(n);
     }
     let (unknown, why) = unknown_branch_policy(walk_args, &data, &source.entry, trips);
-    let busy_share = if g.uneven {
-        data.launch(&source.entry, trips.invocation())
-            .and_then(walk::uneven::busy_share)
-    } else {
-        None
-    };
+    let busy_share = g
+        .uneven
+        .then(|| data.busy_share(&source.entry, trips.invocation()))
+        .flatten();
     let opts = walk::Options {
         unknown_branch: unknown,
         busy_share,
