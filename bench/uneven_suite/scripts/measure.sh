@@ -23,27 +23,8 @@ fi
 # sm__warps_active.avg.pct_of_peak_sustained_active over
 # sm__maximum_warps_per_active_cycle_pct is the busy share of the resident warp
 # slots, and sm__cycles_active.avg over sm__cycles_elapsed.max the SMs' busy share
-METRICS=sm__cycles_elapsed.max,sm__cycles_elapsed.avg,smsp__inst_executed.sum,\
-sm__warps_launched.sum,dram__bytes_read.sum,dram__bytes_write.sum,\
-lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum,\
-l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum,l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum,\
-l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,\
-l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,\
-l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,\
-l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__sass_inst_executed_op_shared_ld.sum,\
-smsp__sass_branch_targets_threads_divergent.sum,\
-smsp__sass_average_branch_targets_threads_uniform.pct,launch__registers_per_thread,\
-launch__occupancy_limit_shared_mem,sm__warps_active.avg.pct_of_peak_sustained_active,\
-gpu__time_duration.sum
-EXTRA=launch__shared_mem_per_block_dynamic,launch__shared_mem_per_block_static,\
-launch__grid_size,launch__block_size,launch__occupancy_limit_registers,\
-launch__occupancy_limit_warps,launch__occupancy_limit_blocks,\
-launch__waves_per_multiprocessor,sm__maximum_warps_per_active_cycle_pct,\
-sm__cycles_active.avg,sm__cycles_active.max,sm__cycles_active.min,smsp__thread_inst_executed.sum,\
-l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,\
-l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,smsp__sass_inst_executed_op_shared_st.sum,\
-smsp__sass_inst_executed_op_global_ld.sum,smsp__sass_inst_executed_op_global_st.sum,\
-smsp__sass_inst_executed_op_branch.sum,lts__t_sector_hit_rate.pct
+. ../../ptx_samples/heldout/scripts/metrics.sh
+EXTRA=$EXTRA,sm__cycles_active.max,sm__cycles_active.min,smsp__sass_inst_executed_op_branch.sum
 
 nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,temperature.gpu,power.draw,clocks_event_reasons.active \
   --format=csv -lms 500 > "$SUITE/data/clocks_during_run.csv" 2>&1 &

@@ -1,0 +1,25 @@
+# Sourced by scripts/measure.sh (and by the validation suites measured with this suite's
+# method, bench/uneven_suite): the Nsight Compute metrics collected per kernel. METRICS are
+# what the model reads; EXTRA identifies the launch and adds the other occupancy limiters,
+# store and shared-store traffic, thread-level instruction counts and the L2 hit rate.
+METRICS=sm__cycles_elapsed.max,sm__cycles_elapsed.avg,smsp__inst_executed.sum,\
+sm__warps_launched.sum,dram__bytes_read.sum,dram__bytes_write.sum,\
+lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum,\
+l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum,l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum,\
+l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,\
+l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,\
+l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,\
+l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__sass_inst_executed_op_shared_ld.sum,\
+smsp__sass_branch_targets_threads_divergent.sum,\
+smsp__sass_average_branch_targets_threads_uniform.pct,launch__registers_per_thread,\
+launch__occupancy_limit_shared_mem,sm__warps_active.avg.pct_of_peak_sustained_active,\
+gpu__time_duration.sum
+EXTRA=launch__shared_mem_per_block_dynamic,launch__shared_mem_per_block_static,\
+launch__grid_size,launch__block_size,launch__occupancy_limit_registers,\
+launch__occupancy_limit_warps,launch__occupancy_limit_blocks,\
+launch__waves_per_multiprocessor,sm__maximum_warps_per_active_cycle_pct,\
+sm__cycles_active.avg,smsp__thread_inst_executed.sum,\
+l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,\
+l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,smsp__sass_inst_executed_op_shared_st.sum,\
+smsp__sass_inst_executed_op_global_ld.sum,smsp__sass_inst_executed_op_global_st.sum,\
+lts__t_sector_hit_rate.pct
