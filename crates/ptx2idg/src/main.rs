@@ -149,10 +149,11 @@ mod tests {
                 ..base
             }
         );
+        assert_eq!(config("--fit-branches"), base);
         assert_eq!(
-            config("--fit-branches"),
+            config("--no-fit-branches"),
             sim::ModelConfig {
-                fit_branches: true,
+                fit_branches: false,
                 ..base
             }
         );

@@ -152,3 +152,39 @@ fn uneven_warps_reproduce_the_validation_suites_long_warp() {
     assert!(uneven < 10.0, "MAPE_shape with uneven warps {uneven}");
     assert!(even > 25.0, "MAPE_shape with even warps {even}");
 }
+
+/// The branch validation suite (bench/branch_suite): a quarter of the warps, drawn at random,
+/// run the long side of a branch on unknown data. Fitted to the counters (the default) the
+/// Pipeline model runs about that share; from the divergent-branch count (none here) every
+/// warp runs the fall-through, the long side, and the prediction is far too slow.
+#[test]
+fn fitted_branches_share_the_warps_of_the_validation_suite() {
+    let mape = |extra: &[&str]| {
+        let mut args = vec![
+            "eval",
+            "bench/branch_suite",
+            "--gpu",
+            "h100",
+            "--format",
+            "csv",
+            "--kernel",
+            "fma_warps25",
+        ];
+        args.extend_from_slice(extra);
+        let o = run(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let out = String::from_utf8(o.stdout).unwrap();
+        let row = out
+            .lines()
+            .find(|l| l.starts_with("fma_warps25,pipeline,"))
+            .unwrap_or_else(|| panic!("{out}"))
+            .to_string();
+        row.split(',').nth(2).unwrap().parse::<f64>().unwrap()
+    };
+    let (fitted, every) = (mape(&[]), mape(&["--no-fit-branches"]));
+    assert!(fitted < 35.0, "MAPE with fitted branches {fitted}");
+    assert!(
+        every > 45.0,
+        "MAPE with the divergence-based assumption {every}"
+    );
+}

@@ -148,11 +148,16 @@ struct Built {
 }
 
 impl Front {
-    /// The launch's IDGs, as the CLI builds them: for a model run on a GPU (`sass_per_ptx`,
-    /// its profile's SASS instructions per PTX instruction) trip counts are fitted to the
-    /// profile's instructions in PTX units, and with `uneven` the profile-fitted loops split
-    /// between the warps of a group by the profiled launch's busy share (`walk::uneven`).
-    fn build(&self, sass_per_ptx: Option<f64>, uneven: bool) -> Result<Built, Failure> {
+    /// The launch's IDGs, as the CLI builds them: for a model run on a GPU (`model`: its
+    /// profile's SASS instructions per PTX instruction and the model configuration) trip
+    /// counts are fitted to the profile's instructions in PTX units; with the configuration's
+    /// `fit_branches` and no explicit `unknown_branch`, branches on unknown data are shared
+    /// among warps as the profiled launch's counters support (`walk::profile_consistent`);
+    /// with its `uneven_warps` the profile-fitted loops split between the warps of a group by
+    /// the profiled launch's busy share (`walk::uneven`).
+    fn build(&self, model: Option<(f64, &sim::ModelConfig)>) -> Result<Built, Failure> {
+        let sass_per_ptx = model.map(|(sass, _)| sass);
+        let uneven = model.is_some_and(|(_, c)| c.uneven_warps);
         let module = parse(&self.file, &self.src)?;
         let names: Vec<&str> = module.kernels().map(|f| f.name.as_str()).collect();
         let entry = ir::names::select_kernel(&names, self.kernel.as_deref())
@@ -184,10 +189,24 @@ impl Front {
             busy_share,
             ..walk::Options::default()
         };
-        let fe = walk::front_end(&module, &entry, &self.launch, &data.inputs(), &opts)
-            .map_err(|e| input(&self.file, e))?;
+        let measured = match (self.unknown_branch, model) {
+            (None, Some((sass, c))) if c.fit_branches => {
+                data.launch(&entry, inv).map(|l| (l, sass))
+            }
+            _ => None,
+        };
+        let (fe, choice) = walk::front_end_fitted(
+            &module,
+            &entry,
+            &self.launch,
+            &data.inputs(),
+            &opts,
+            measured,
+        )
+        .map_err(|e| input(&self.file, e))?;
         let mut notes = data.notes.clone();
         notes.extend(fe.trips.warnings.iter().map(|w| w.message.clone()));
+        notes.extend(choice.map(|c| c.describe()));
         Ok(Built {
             static_shared: module.static_shared_bytes(&entry).unwrap_or(0),
             metrics: data.launch(&entry, inv).map(gpu::GMetrics::from_launch),
@@ -271,7 +290,7 @@ fn build_idg(
         groups,
     )?;
     interruptible(py, move || {
-        let b = f.build(None, false)?;
+        let b = f.build(None)?;
         Ok((
             b.idgs.to_json(),
             ::idg::render::stats_json(&b.idgs),
@@ -412,7 +431,7 @@ fn simulate(
     interruptible(py, move || {
         let profile = gpu_profile(&gpu)?;
         let config = switches.config(&profile);
-        let mut b = f.build(Some(profile.sass_expansion.inst), config.uneven_warps)?;
+        let mut b = f.build(Some((profile.sass_expansion.inst, &config)))?;
         config.prepare_idgs(&mut b.idgs);
         let fail = |e: sim::SimError| input(&f.file, e);
         let (timings, warnings) = gpu::map_kernel(
@@ -495,7 +514,7 @@ fn models_table(
     interruptible(py, move || {
         let profile = gpu_profile(&gpu)?;
         let config = switches.config(&profile);
-        let mut b = f.build(Some(profile.sass_expansion.inst), config.uneven_warps)?;
+        let mut b = f.build(Some((profile.sass_expansion.inst, &config)))?;
         config.prepare_idgs(&mut b.idgs);
         let (timings, warnings) = gpu::map_kernel(
             &b.idgs,

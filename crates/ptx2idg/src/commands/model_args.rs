@@ -77,9 +77,14 @@ pub struct ModelArgs {
     /// of the profile's re-read pipe (`reread_subsystem`).
     #[arg(long)]
     pub no_reread_pipe: bool,
-    /// Branches on unknown data: share the warps between the assumptions whose IDG counters
-    /// best fit the profile given with --trips (off by default; docs/simulator.md).
+    /// Branches on unknown data take the assumption the divergent-branch count suggests for
+    /// every warp, instead of the warps shared between the assumptions whose IDG counters best
+    /// fit the profile given with --trips (docs/simulator.md).
     #[arg(long)]
+    pub no_fit_branches: bool,
+    /// Fit branches on unknown data to the counters (the default; kept for older command
+    /// lines).
+    #[arg(long, conflicts_with = "no_fit_branches")]
     pub fit_branches: bool,
     /// Every warp runs the profile-fitted trip counts (by default one warp of each group runs
     /// them 1/ρ times, the others the rest, ρ the profiled launch's busy share of the warp
@@ -123,7 +128,7 @@ impl ModelArgs {
             atomic_floor: !self.no_atomic_floor,
             launch_overhead: !self.no_launch_overhead,
             reread_pipe: !self.no_reread_pipe,
-            fit_branches: self.fit_branches,
+            fit_branches: !self.no_fit_branches,
             uneven_warps: !self.no_uneven_warps,
         }
     }
