@@ -1,5 +1,5 @@
 # Sourced by scripts/measure.sh (and by the validation suites measured with this suite's
-# method, bench/uneven_suite): the Nsight Compute metrics collected per kernel. METRICS are
+# method, bench/scripts/validation_measure.sh): the Nsight Compute metrics collected per kernel. METRICS are
 # what the model reads; EXTRA identifies the launch and adds the other occupancy limiters,
 # store and shared-store traffic, thread-level instruction counts and the L2 hit rate.
 METRICS=sm__cycles_elapsed.max,sm__cycles_elapsed.avg,smsp__inst_executed.sum,\
