@@ -126,31 +126,28 @@ fn counters_format_lists_every_counter_of_every_kernel() {
 /// Pipeline curve has the measured shape; with every warp at the mean it does not.
 #[test]
 fn uneven_warps_reproduce_the_validation_suites_long_warp() {
-    let shape = |extra: &[&str]| {
-        let mut args = vec![
-            "eval",
-            "bench/uneven_suite",
-            "--gpu",
-            "h100",
-            "--format",
-            "csv",
-            "--kernel",
-            "fma_a4",
-        ];
-        args.extend_from_slice(extra);
-        let o = run(&args);
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let out = String::from_utf8(o.stdout).unwrap();
-        let row = out
-            .lines()
-            .find(|l| l.starts_with("fma_a4,pipeline,"))
-            .unwrap_or_else(|| panic!("{out}"))
-            .to_string();
-        row.rsplit(',').next().unwrap().parse::<f64>().unwrap()
-    };
+    let shape = |extra: &[&str]| pipeline_row("bench/uneven_suite", "fma_a4", extra).1;
     let (uneven, even) = (shape(&[]), shape(&["--no-uneven-warps"]));
     assert!(uneven < 10.0, "MAPE_shape with uneven warps {uneven}");
     assert!(even > 25.0, "MAPE_shape with even warps {even}");
+}
+
+/// `eval SUITE --kernel ID` with `extra` flags: the kernel's Pipeline (MAPE, MAPE_shape).
+fn pipeline_row(suite: &str, kernel: &str, extra: &[&str]) -> (f64, f64) {
+    let mut args = vec![
+        "eval", suite, "--gpu", "h100", "--format", "csv", "--kernel", kernel,
+    ];
+    args.extend_from_slice(extra);
+    let o = run(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8(o.stdout).unwrap();
+    let prefix = format!("{kernel},pipeline,");
+    let row = out
+        .lines()
+        .find_map(|l| l.strip_prefix(&prefix))
+        .unwrap_or_else(|| panic!("{out}"));
+    let (mape, shape) = row.split_once(',').unwrap();
+    (mape.parse().unwrap(), shape.parse().unwrap())
 }
 
 /// The branch validation suite (bench/branch_suite): a quarter of the warps, drawn at random,
@@ -159,28 +156,7 @@ fn uneven_warps_reproduce_the_validation_suites_long_warp() {
 /// warp runs the fall-through, the long side, and the prediction is far too slow.
 #[test]
 fn fitted_branches_share_the_warps_of_the_validation_suite() {
-    let mape = |extra: &[&str]| {
-        let mut args = vec![
-            "eval",
-            "bench/branch_suite",
-            "--gpu",
-            "h100",
-            "--format",
-            "csv",
-            "--kernel",
-            "fma_warps25",
-        ];
-        args.extend_from_slice(extra);
-        let o = run(&args);
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let out = String::from_utf8(o.stdout).unwrap();
-        let row = out
-            .lines()
-            .find(|l| l.starts_with("fma_warps25,pipeline,"))
-            .unwrap_or_else(|| panic!("{out}"))
-            .to_string();
-        row.split(',').nth(2).unwrap().parse::<f64>().unwrap()
-    };
+    let mape = |extra: &[&str]| pipeline_row("bench/branch_suite", "fma_warps25", extra).0;
     let (fitted, every) = (mape(&[]), mape(&["--no-fit-branches"]));
     assert!(fitted < 35.0, "MAPE with fitted branches {fitted}");
     assert!(
