@@ -396,13 +396,7 @@ impl<'a> Engine<'a> {
             too_long: false,
             pacer: 0,
             due: Vec::new(),
-            // Groups not walked reuse the classes of the first walked one.
-            uniform_from: kernel
-                .groups_built
-                .iter()
-                .map(|&g| g / u64::from(exec.sm_count.max(1)) + 1)
-                .max()
-                .unwrap_or(0),
+            uniform_from: uniform_from(kernel, exec.sm_count),
         }
     }
 
@@ -1157,6 +1151,23 @@ impl<'a> Engine<'a> {
         }
         p.next
     }
+}
+
+/// The local index on core 0 from which every group runs the same warp classes (before
+/// rotation). Groups not walked reuse the classes of the first walked one, so only a walked
+/// group that core 0 runs (every `sm_count`-th global group) with classes of its own breaks
+/// the uniformity, up to its start; usually every walked group has the same classes (or one
+/// group was walked) and the groups are uniform from the first.
+fn uniform_from(kernel: &KernelIdgs, sm_count: u32) -> u64 {
+    let sm = u64::from(sm_count.max(1));
+    let first = kernel.classes_for_group(kernel.groups_built.first().copied().unwrap_or(0));
+    kernel
+        .groups_built
+        .iter()
+        .filter(|&&g| g % sm == 0 && kernel.classes_for_group(g) != first)
+        .map(|&g| g / sm + 1)
+        .max()
+        .unwrap_or(0)
 }
 
 fn first_set(set: &[u64]) -> Option<usize> {

@@ -27,6 +27,8 @@
 use std::cmp::Reverse;
 use std::collections::{HashMap, VecDeque};
 
+use smallvec::SmallVec;
+
 use super::{Engine, Timer, UNKNOWN};
 use crate::result::Counters;
 
@@ -95,6 +97,8 @@ pub(super) struct FastForward {
     /// issuing an instruction per few key words, so checkpoints are spaced by key size.
     next_at: u64,
     pub(super) skipped_instructions: u64,
+    /// Capacity to give the next key (a little more than the last one's length).
+    key_hint: usize,
 }
 
 impl FastForward {
@@ -134,10 +138,26 @@ fn future(t: u64, now: u64) -> u64 {
 }
 
 fn hash_words(words: &[u64]) -> u64 {
-    // A multiply-rotate mix: only a filter, every match is confirmed word for word.
-    words.iter().fold(0x9e37_79b9_7f4a_7c15u64, |h, &w| {
-        (h.rotate_left(5) ^ w).wrapping_mul(0x5851_f42d_4c95_7f2d)
-    })
+    // A multiply-rotate mix: only a filter, every match is confirmed word for word. Four
+    // independent lanes, so that the multiplies of consecutive words overlap instead of
+    // each waiting for the previous one (keys run to thousands of words).
+    let mix = |h: u64, w: u64| (h.rotate_left(5) ^ w).wrapping_mul(0x5851_f42d_4c95_7f2d);
+    let mut lanes = [
+        0x9e37_79b9_7f4a_7c15u64,
+        0x6a09_e667_f3bc_c908,
+        0xbb67_ae85_84ca_a73b,
+        0x3c6e_f372_fe94_f82b,
+    ];
+    let chunks = words.chunks_exact(4);
+    let tail = chunks.remainder();
+    for c in chunks {
+        for (h, &w) in lanes.iter_mut().zip(c) {
+            *h = mix(*h, w);
+        }
+    }
+    tail.iter()
+        .chain(&lanes)
+        .fold(words.len() as u64, |h, &w| mix(h, w))
 }
 
 /// A renaming of group slots, warp slots and partitions under which equivalent states encode
@@ -184,12 +204,17 @@ impl Engine<'_> {
         for p in 0..self.parts.len() {
             self.promote(p);
         }
-        let mut key = Vec::new();
+        // Keys of one run have about the same length: one allocation instead of a doubling
+        // series.
+        let mut key = Vec::with_capacity(self.ff.as_ref().map_or(0, |ff| ff.key_hint));
         let mut progress = Vec::new();
         let mut affine = Vec::new();
         self.encode(&mut key, &mut progress, &mut affine);
         let hash = hash_words(&key);
         let words = key.len() as u64;
+        if let Some(ff) = self.ff.as_mut() {
+            ff.key_hint = key.len() + key.len() / 8;
+        }
         let busy = self.busy_now();
         let old = self.ff.as_ref().and_then(|ff| ff.lookup(hash, &key));
         let mut too_long = false;
@@ -729,7 +754,7 @@ impl Engine<'_> {
         let valve_now = p.valve.at(now);
         for (sub, list) in w.ready.iter().enumerate() {
             let busy_now = p.subs[sub].busy.at(now);
-            let mut seqs: Vec<u64> = list.to_vec();
+            let mut seqs: SmallVec<[u64; 8]> = list.iter().copied().collect();
             seqs.sort_unstable();
             key.push(seqs.len() as u64);
             for seq in seqs {
