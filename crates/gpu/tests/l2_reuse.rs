@@ -52,13 +52,13 @@ fn the_walk_marks_re_reads_and_group_shared_loads() {
     // Pass 1 touches new data.
     assert!(l[..8].iter().all(|(_, r)| r.is_none()));
     for j in 0..8u64 {
-        // x[j] again: pass 1's later iterations (7 - j) and pass 2's earlier ones (w and y,
-        // 2 x 4 sectors each) came in between: 32 + 4j sectors since pass 1 touched it.
-        // Of those, y's sectors were written.
+        // x[j] again: since pass 1 touched it, the whole row (32 sectors: pass 1's later
+        // chunks, pass 2's re-reads of the earlier ones) and pass 2's w and y (2 x 4 sectors
+        // an iteration) came in between: 32 + 8j sectors, y's 4j of them written.
         assert_eq!(
             l[8 + 2 * j as usize].1,
             Some(Reuse::Warp {
-                distance_bytes: (32 + 4 * j) * 32,
+                distance_bytes: (32 + 8 * j) * 32,
                 written_bytes: 4 * j * 32,
             }),
             "iteration {j}"
