@@ -11,7 +11,7 @@
 //!
 //! Iterations of a loop the walk does not follow (a template repeat, walked once for all its
 //! iterations) are summarised by [`Recency::repeat`]: each touches, after the one walked, as
-//! many distinct sectors as the walked one did (stores' share alike), all taken as distinct
+//! many distinct sectors as the walked one did (stores' and shared loads' shares alike), all taken as distinct
 //! from every other sector. So a later re-read's distance is an upper bound of the device's
 //! whenever no iteration touches more sectors than the walked one (a second pass over a
 //! long row counts the whole row, where counting only new sectors gave the one iteration
@@ -23,11 +23,13 @@
 use std::collections::HashMap;
 use std::hash::Hash;
 
-/// Distinct sectors: all of them, and those a store touched first.
+/// Distinct sectors: all of them, those a store touched first, and those a load every group
+/// makes touched.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Counts {
     pub all: u64,
     pub written: u64,
+    pub shared: u64,
 }
 
 impl Counts {
@@ -35,6 +37,7 @@ impl Counts {
         Counts {
             all: self.all.wrapping_add(o.all),
             written: self.written.wrapping_add(o.written),
+            shared: self.shared.wrapping_add(o.shared),
         }
     }
 
@@ -42,15 +45,24 @@ impl Counts {
         Counts {
             all: self.all.wrapping_sub(o.all),
             written: self.written.wrapping_sub(o.written),
+            shared: self.shared.wrapping_sub(o.shared),
         }
     }
 
-    fn one(written: bool) -> Counts {
+    fn one(kind: Kind) -> Counts {
         Counts {
             all: 1,
-            written: u64::from(written),
+            written: u64::from(kind.written),
+            shared: u64::from(kind.shared),
         }
     }
+}
+
+/// What a sector is: first touched by a store, loaded by every group.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Kind {
+    written: bool,
+    shared: bool,
 }
 
 /// Summarised sectors counted at most (2^48 sectors, 8 PiB): far past any cache, and small
@@ -63,8 +75,8 @@ const MIN_STAMPS: usize = 1024;
 
 /// The touches of one warp, by stamp of each sector's last touch.
 pub(crate) struct Recency<K> {
-    /// Each sector's last touch: its stamp, and whether a store touched it first.
-    last: HashMap<K, (usize, bool)>,
+    /// Each sector's last touch: its stamp, and what it is.
+    last: HashMap<K, (usize, Kind)>,
     /// What each stamp holds: the sectors last touched there, or a template's summary.
     at: Vec<Counts>,
     /// Fenwick tree over `at` (1-based, room for `tree.len() - 1` stamps).
@@ -99,22 +111,30 @@ impl<K: Hash + Eq + Copy> Recency<K> {
         Some(self.total.minus(self.prefix(oldest)))
     }
 
-    /// Records one touch of `sectors` (a store's when `store`).
-    pub(crate) fn touch(&mut self, sectors: &[K], store: bool) {
+    /// Records one touch of `sectors`: a store's when `store`, a load every group makes
+    /// (the sectors stay shared) when `shared`.
+    pub(crate) fn touch(&mut self, sectors: &[K], store: bool, shared: bool) {
         if sectors.is_empty() {
             return;
         }
         let stamp = self.stamp();
         for s in sectors {
-            let written = match self.last.get(s) {
-                Some(&(old, written)) => {
-                    self.add(old, Counts::default().minus(Counts::one(written)));
-                    written
+            let kind = match self.last.get(s) {
+                Some(&(old, kind)) => {
+                    self.add(old, Counts::default().minus(Counts::one(kind)));
+                    kind
                 }
-                None => store,
+                None => Kind {
+                    written: store,
+                    shared: false,
+                },
             };
-            self.last.insert(*s, (stamp, written));
-            self.add(stamp, Counts::one(written));
+            let kind = Kind {
+                shared: kind.shared || shared,
+                ..kind
+            };
+            self.last.insert(*s, (stamp, kind));
+            self.add(stamp, Counts::one(kind));
         }
     }
 
@@ -136,9 +156,14 @@ impl<K: Hash + Eq + Copy> Recency<K> {
         if all == 0 {
             return;
         }
-        let written = walked.written.saturating_mul(times).min(all);
+        let part = |n: u64| n.saturating_mul(times).min(all);
+        let more = Counts {
+            all,
+            written: part(walked.written),
+            shared: part(walked.shared),
+        };
         let stamp = self.stamp();
-        self.add(stamp, Counts { all, written });
+        self.add(stamp, more);
     }
 
     /// A new stamp, after compacting the tree when it is full.
@@ -235,37 +260,41 @@ mod tests {
         let chunk = |k: u32| (4 * k..4 * k + 4).collect::<Vec<u32>>();
         for k in 0..16 {
             assert_eq!(all(&r, &chunk(k)), None);
-            r.touch(&chunk(k), false);
+            r.touch(&chunk(k), false, false);
         }
         for pass in 2..=3 {
             for k in 0..16 {
                 assert_eq!(all(&r, &chunk(k)), Some(64), "pass {pass}, chunk {k}");
-                r.touch(&chunk(k), false);
+                r.touch(&chunk(k), false, false);
             }
         }
     }
 
     #[test]
-    fn a_re_read_counts_what_was_re_read_and_written_before_it() {
-        // Pass 2 re-reads chunk k of x (sectors 0..32) and writes chunk k of y (100..):
-        // since x[k]'s touch in pass 1, all of x and k chunks of y came in between.
+    fn a_re_read_counts_what_was_re_read_written_and_shared_before_it() {
+        // Pass 2 re-reads chunk k of x (sectors 0..32), loads chunk k of w (200..), which
+        // every group loads, and writes chunk k of y (100..): since x[k]'s touch in pass 1,
+        // all of x and k chunks of w and y came in between.
         let mut r = Recency::new();
-        let x = |k: u32| (4 * k..4 * k + 4).collect::<Vec<u32>>();
-        let y = |k: u32| (100 + 4 * k..104 + 4 * k).collect::<Vec<u32>>();
+        let chunk = |at: u32, k: u32| (at + 4 * k..at + 4 * k + 4).collect::<Vec<u32>>();
         for k in 0..8 {
-            r.touch(&x(k), false);
+            r.touch(&chunk(0, k), false, false);
         }
         for k in 0..8 {
-            let d = r.distance(&x(k)).unwrap();
+            let d = r.distance(&chunk(0, k)).unwrap();
+            let k = u64::from(k);
             assert_eq!(
                 d,
                 Counts {
-                    all: 32 + 4 * u64::from(k),
-                    written: 4 * u64::from(k)
+                    all: 32 + 8 * k,
+                    written: 4 * k,
+                    shared: 4 * k
                 }
             );
-            r.touch(&x(k), false);
-            r.touch(&y(k), true);
+            let k = k as u32;
+            r.touch(&chunk(0, k), false, false);
+            r.touch(&chunk(200, k), false, true);
+            r.touch(&chunk(100, k), true, false);
         }
     }
 
@@ -286,7 +315,7 @@ mod tests {
             let n = (next() % 4 + 1) as u32;
             let s: Vec<u32> = (base..base + n).collect();
             assert_eq!(all(&r, &s), brute(&history, &s));
-            r.touch(&s, next() % 5 == 0);
+            r.touch(&s, next() % 5 == 0, false);
             history.push(s);
         }
         assert!(
@@ -300,31 +329,33 @@ mod tests {
         // Pass 1 over a long row, summarised: one iteration walked (4 sectors) for 100.
         let mut r = Recency::new();
         r.begin();
-        r.touch(&[0, 1, 2, 3], true);
+        r.touch(&[0, 1, 2, 3], true, false);
         r.repeat(99);
         assert_eq!(
             r.distance(&[0]),
             Some(Counts {
                 all: 400,
-                written: 400
+                written: 400,
+                shared: 0
             })
         );
         // Pass 2 re-reads the row: its walked iteration re-reads the first chunk, and the 99
         // others re-read 99 more, so after it the first chunk has the whole row in between
         // (counting new sectors only, the summary added nothing and left 4 sectors).
         r.begin();
-        r.touch(&[0, 1, 2, 3], false);
+        r.touch(&[0, 1, 2, 3], false, false);
         r.repeat(99);
         assert_eq!(
             r.distance(&[0]),
             Some(Counts {
                 all: 400,
-                written: 400
+                written: 400,
+                shared: 0
             })
         );
         // An iteration walked in a stepped loop (no more iterations) adds nothing.
         r.begin();
-        r.touch(&[0], false);
+        r.touch(&[0], false, false);
         r.repeat(0);
         assert_eq!(all(&r, &[0]), Some(1));
     }
@@ -336,7 +367,7 @@ mod tests {
         let mut r = Recency::new();
         r.begin();
         for k in 0..5000 {
-            r.touch(&[k % 700], false);
+            r.touch(&[k % 700], false, false);
         }
         r.repeat(2);
         assert_eq!(all(&r, &[100]), Some(3 * 700));

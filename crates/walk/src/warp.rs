@@ -584,23 +584,28 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
     /// Records a global access's sectors (empty: unknown) and says how a load reuses them.
     fn touch_global(&mut self, line: u32, sectors: Vec<Sector>, store: bool) -> Option<Reuse> {
         let mut reuse = None;
+        // Sectors every group loads are one copy in L2 for the whole grid.
+        let mut shared = false;
         if !store && !sectors.is_empty() {
             let here = self.loads.len();
             let same = |t: &LoadTrace| {
                 t.get(here)
                     .is_some_and(|(l, s)| *l == line && *s == sectors)
             };
-            reuse = match self.recency.distance(&sectors) {
+            let distance = self.recency.distance(&sectors);
+            shared = distance.is_none() && self.neighbour.is_some_and(same);
+            reuse = match distance {
                 Some(d) => Some(Reuse::Warp {
                     distance_bytes: d.all.saturating_mul(SECTOR_BYTES),
                     written_bytes: d.written.saturating_mul(SECTOR_BYTES),
+                    shared_bytes: d.shared.saturating_mul(SECTOR_BYTES),
                 }),
                 None if self.siblings.iter().any(same) => Some(Reuse::Siblings),
-                None if self.neighbour.is_some_and(same) => Some(Reuse::Groups),
+                None if shared => Some(Reuse::Groups),
                 None => None,
             };
         }
-        self.recency.touch(&sectors, store);
+        self.recency.touch(&sectors, store, shared);
         if !store {
             self.loads.push((line, sectors));
         }

@@ -54,6 +54,7 @@ fn reread(sectors: u64) -> Option<Reuse> {
     Some(Reuse::Warp {
         distance_bytes: sectors * 32,
         written_bytes: 0,
+        shared_bytes: 0,
     })
 }
 
