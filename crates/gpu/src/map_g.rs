@@ -484,10 +484,20 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack
                         Some(idg::Reuse::Warp {
                             distance_bytes,
                             written_bytes,
+                            shared_bytes,
                         }),
                         Some(pipe),
                     ) => NodeTiming {
-                        l2_reuse: l2_reread(gpu, distance_bytes, written_bytes, sectors, pipe),
+                        l2_reuse: l2_reread(
+                            gpu,
+                            Footprint {
+                                distance_bytes,
+                                written_bytes,
+                                shared_bytes,
+                            },
+                            sectors,
+                            pipe,
+                        ),
                         ..t
                     },
                     _ => t,
@@ -567,7 +577,17 @@ fn static_reuse(
         idg::Reuse::Warp {
             distance_bytes,
             written_bytes,
-        } => match l2_reread(gpu, distance_bytes, written_bytes, milli_sectors, pipe) {
+            shared_bytes,
+        } => match l2_reread(
+            gpu,
+            Footprint {
+                distance_bytes,
+                written_bytes,
+                shared_bytes,
+            },
+            milli_sectors,
+            pipe,
+        ) {
             Some(r) => NodeTiming {
                 source: MapSource::GStatic,
                 l2_reuse: Some(r),
@@ -578,24 +598,34 @@ fn static_reuse(
     }
 }
 
-/// The L2 timing of a warp's re-read on `pipe`, for the occupancies at which everything the
-/// resident warps touch in between fits in L2, written bytes counted `l2_written_weight`
-/// times; `None` without the profile's L2 size.
-fn l2_reread(
-    gpu: &GpuProfile,
+/// What one warp touched between a re-read and the data's last touch (`idg::Reuse::Warp`).
+struct Footprint {
     distance_bytes: u64,
     written_bytes: u64,
+    shared_bytes: u64,
+}
+
+/// The L2 timing of a warp's re-read on `pipe`, for the occupancies at which everything the
+/// resident warps touch in between fits in L2: each warp's own data, written bytes counted
+/// `l2_written_weight` times, and one copy of the data every group loads; `None` without
+/// the profile's L2 size.
+fn l2_reread(
+    gpu: &GpuProfile,
+    f: Footprint,
     milli_sectors: u64,
     pipe: SubsystemId,
 ) -> Option<L2Reuse> {
     let capacity = gpu.limits.l2_bytes?;
     let l2 = gpu.mem(MemLevel::L2);
     let (lambda, latency) = request_scaling(l2.lambda, l2.latency, milli_sectors);
+    let shared = f.shared_bytes.min(f.distance_bytes);
+    let own = f.distance_bytes - shared;
     // Written bytes weigh more (the profile's measured weight).
-    let extra = written_bytes
-        .min(distance_bytes)
+    let extra = f
+        .written_bytes
+        .min(own)
         .saturating_mul(u64::from(gpu.limits.l2_written_weight.max(1) - 1));
-    let per_warp = distance_bytes
+    let per_warp = own
         .saturating_add(extra)
         .max(1)
         .saturating_mul(u64::from(gpu.sm_count.max(1)));
@@ -603,7 +633,7 @@ fn l2_reread(
         subsystem: pipe,
         lambda,
         latency,
-        max_warps_per_sm: capacity / per_warp,
+        max_warps_per_sm: capacity.saturating_sub(shared) / per_warp,
     })
 }
 

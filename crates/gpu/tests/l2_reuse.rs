@@ -52,14 +52,16 @@ fn the_walk_marks_re_reads_and_group_shared_loads() {
     // Pass 1 touches new data.
     assert!(l[..8].iter().all(|(_, r)| r.is_none()));
     for j in 0..8u64 {
-        // x[j] again: pass 1's later iterations (7 - j) and pass 2's earlier ones (w and y,
-        // 2 x 4 sectors each) came in between: 32 + 4j sectors since pass 1 touched it.
-        // Of those, y's sectors were written.
+        // x[j] again: since pass 1 touched it, the whole row (32 sectors: pass 1's later
+        // chunks, pass 2's re-reads of the earlier ones) and pass 2's w and y (2 x 4 sectors
+        // an iteration) came in between: 32 + 8j sectors, y's 4j of them written, w's 4j
+        // loaded by every group.
         assert_eq!(
             l[8 + 2 * j as usize].1,
             Some(Reuse::Warp {
-                distance_bytes: (32 + 4 * j) * 32,
+                distance_bytes: (32 + 8 * j) * 32,
                 written_bytes: 4 * j * 32,
+                shared_bytes: 4 * j * 32,
             }),
             "iteration {j}"
         );
@@ -93,6 +95,7 @@ fn mapper_g_times_reuse_at_l2_and_re_reads_on_their_pipe() {
             Some(Reuse::Warp {
                 distance_bytes,
                 written_bytes,
+                shared_bytes,
             }) => {
                 // First-touch timing, with L2's while the data fits.
                 assert_eq!((timing.lambda, timing.latency), (dram.lambda, dram.latency));
@@ -101,13 +104,14 @@ fn mapper_g_times_reuse_at_l2_and_re_reads_on_their_pipe() {
                 // Coalesced (32 lanes x 4 bytes in 4 sectors): on the re-read pipe.
                 assert_eq!(Some(r.subsystem), h100.reread_subsystem);
                 assert_ne!(r.subsystem, timing.subsystem);
-                // A written byte takes the profile's weight (2 on the H100) in L2 room.
+                // A written byte takes the profile's weight (2 on the H100) in L2 room; what
+                // every group loads is one copy for all warps.
                 let weight = u64::from(h100.limits.l2_written_weight);
                 assert_eq!(weight, 2);
-                let room = distance_bytes + written_bytes * (weight - 1);
+                let room = distance_bytes - shared_bytes + written_bytes * (weight - 1);
                 assert_eq!(
                     r.max_warps_per_sm,
-                    capacity / (room * u64::from(h100.sm_count))
+                    (capacity - shared_bytes) / (room * u64::from(h100.sm_count))
                 );
                 seen.1 += 1;
             }

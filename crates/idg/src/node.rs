@@ -97,11 +97,14 @@ pub enum Reuse {
     /// The warp touched every sector of this access before; `distance_bytes` is the global
     /// data (distinct 32-byte sectors) it touched from the oldest of those touches to this
     /// one, its share of what L2 must hold for the re-read to hit; `written_bytes` is the
-    /// part of it a store touched first (written data crowds re-read data out of L2 sooner).
+    /// part of it a store touched first (written data crowds re-read data out of L2 sooner);
+    /// `shared_bytes` the part that every group loads (`Groups`), one copy in L2 for all.
     Warp {
         distance_bytes: u64,
         #[serde(default)]
         written_bytes: u64,
+        #[serde(default)]
+        shared_bytes: u64,
     },
     /// An earlier warp of the same group loads the same sectors at the same point of its path
     /// (a layout that replicates data over warps): that warp's request brings the lines into

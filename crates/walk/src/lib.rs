@@ -9,6 +9,7 @@ mod front;
 pub mod inputs;
 mod mix;
 mod pattern;
+mod recency;
 pub mod uneven;
 mod warp;
 

@@ -16,8 +16,8 @@
 //! Exit edges of a loop being iterated are not taken: trip counts decide when lanes leave.
 //!
 //! Global loads also get their [`Reuse`]: the warp remembers every global sector it touched
-//! (loads and stores) and when, counted in distinct sectors; a load of sectors all touched
-//! before re-reads them (`Reuse::Warp`, with the data touched in between), a load whose
+//! (loads and stores) and when ([`crate::recency`]); a load of sectors all touched before
+//! re-reads them (`Reuse::Warp`, with the distinct data touched in between), a load whose
 //! sectors an earlier warp of the group loads at the same point of its path ([`LoadTrace`])
 //! finds them in L1 (`Reuse::Siblings`), and one whose sectors the same warp of a
 //! neighbouring group loads there reads data the whole grid shares (`Reuse::Groups`).
@@ -32,6 +32,7 @@ use ir::{AddrBase, Analysis, BlockId, Inst, Kernel, LoopId, Operand, Term, Trips
 use ptx::ast::{Flag, Opcode, StateSpace};
 
 use crate::pattern::{self, Sector};
+use crate::recency::Recency;
 use crate::{Options, UnknownBranch, WalkError};
 
 /// The global loads a warp issued, in order: PTX line and sectors (empty when some lane's
@@ -49,24 +50,6 @@ pub(crate) struct Peers<'a> {
 
 /// Bytes of one global-memory sector.
 const SECTOR_BYTES: u64 = 32;
-
-/// Distinct global sectors a warp touched: all of them, and those a store touched first.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-struct Fresh {
-    all: u64,
-    written: u64,
-}
-
-impl Fresh {
-    /// `self` plus `times` more of what was touched since `before`.
-    fn repeated(self, before: Fresh, times: u64) -> Fresh {
-        let more = |now: u64, then: u64| now.saturating_add((now - then).saturating_mul(times));
-        Fresh {
-            all: more(self.all, before.all),
-            written: more(self.written, before.written),
-        }
-    }
-}
 
 /// Guards against a walk that does not converge (a CFG shape the walker mis-reads): far more
 /// block visits than a structured path over this kernel could need.
@@ -110,10 +93,8 @@ pub(crate) struct WarpWalk<'a, 'l> {
     /// How many times the code being walked runs: the product of the counts of the template
     /// repeats (walked once for all their iterations) around it.
     runs: u64,
-    /// Every global sector the warp touched, with the value of `fresh` at its last touch.
-    touched: HashMap<Sector, Fresh>,
-    /// Distinct global sectors touched so far (a template loop counts all its iterations).
-    fresh: Fresh,
+    /// Every global sector the warp touched, by last touch (template loops summarised).
+    recency: Recency<Sector>,
     /// This warp's global loads, for a walk of another group.
     pub(crate) loads: LoadTrace,
     /// The same warp of a neighbouring group, walked first; `None`: nothing to compare.
@@ -173,8 +154,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             unknown_branches: Vec::new(),
             divergent: 0,
             runs: 1,
-            touched: HashMap::new(),
-            fresh: Fresh::default(),
+            recency: Recency::new(),
             loads: Vec::new(),
             neighbour: peers.neighbour,
             siblings: peers.siblings,
@@ -409,13 +389,13 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
                 self.b.begin_repeat(id, per_walk);
                 let outer = self.runs;
                 self.runs = outer.saturating_mul(per_walk);
-                let fresh = self.fresh;
+                self.recency.begin();
                 let end = self.walk(header, lanes, &[header]);
                 self.runs = outer;
                 let end = end?;
-                // A template stands for `per_walk` iterations; the others touch as much new
-                // data as the one walked (their addresses are not followed).
-                self.fresh = self.fresh.repeated(fresh, per_walk - 1);
+                // A template stands for `per_walk` iterations; the others touch as much data
+                // as the one walked (their addresses are not followed).
+                self.recency.repeat(per_walk - 1);
                 if stepped {
                     self.b.end_repeat_folding()
                 } else {
@@ -604,35 +584,28 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
     /// Records a global access's sectors (empty: unknown) and says how a load reuses them.
     fn touch_global(&mut self, line: u32, sectors: Vec<Sector>, store: bool) -> Option<Reuse> {
         let mut reuse = None;
+        // Sectors every group loads are one copy in L2 for the whole grid.
+        let mut shared = false;
         if !store && !sectors.is_empty() {
-            let last = sectors
-                .iter()
-                .map(|s| self.touched.get(s).copied())
-                .collect::<Option<Vec<Fresh>>>();
             let here = self.loads.len();
             let same = |t: &LoadTrace| {
                 t.get(here)
                     .is_some_and(|(l, s)| *l == line && *s == sectors)
             };
-            reuse = match last.and_then(|t| t.into_iter().min_by_key(|f| f.all)) {
-                Some(oldest) => Some(Reuse::Warp {
-                    distance_bytes: (self.fresh.all - oldest.all).saturating_mul(SECTOR_BYTES),
-                    written_bytes: (self.fresh.written - oldest.written)
-                        .saturating_mul(SECTOR_BYTES),
+            let distance = self.recency.distance(&sectors);
+            shared = distance.is_none() && self.neighbour.is_some_and(same);
+            reuse = match distance {
+                Some(d) => Some(Reuse::Warp {
+                    distance_bytes: d.all.saturating_mul(SECTOR_BYTES),
+                    written_bytes: d.written.saturating_mul(SECTOR_BYTES),
+                    shared_bytes: d.shared.saturating_mul(SECTOR_BYTES),
                 }),
                 None if self.siblings.iter().any(same) => Some(Reuse::Siblings),
-                None if self.neighbour.is_some_and(same) => Some(Reuse::Groups),
+                None if shared => Some(Reuse::Groups),
                 None => None,
             };
         }
-        for s in &sectors {
-            if self.touched.insert(*s, self.fresh).is_none() {
-                self.fresh.all = self.fresh.all.saturating_add(1);
-                if store {
-                    self.fresh.written = self.fresh.written.saturating_add(1);
-                }
-            }
-        }
+        self.recency.touch(&sectors, store, shared);
         if !store {
             self.loads.push((line, sectors));
         }
