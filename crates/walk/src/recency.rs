@@ -102,13 +102,13 @@ impl<K: Hash + Eq + Copy> Recency<K> {
     /// The distinct sectors touched since the oldest last touch of `sectors` (themselves
     /// included), or `None` if one of them was never touched.
     pub(crate) fn distance(&self, sectors: &[K]) -> Option<Counts> {
-        let oldest = sectors
-            .iter()
-            .map(|s| self.last.get(s).map(|l| l.0))
-            .collect::<Option<Vec<usize>>>()?
-            .into_iter()
-            .min()?;
-        Some(self.total.minus(self.prefix(oldest)))
+        // Called for every global load the walk meets: no allocation.
+        let mut oldest: Option<usize> = None;
+        for s in sectors {
+            let stamp = self.last.get(s)?.0;
+            oldest = Some(oldest.map_or(stamp, |o| o.min(stamp)));
+        }
+        Some(self.total.minus(self.prefix(oldest?)))
     }
 
     /// Records one touch of `sectors`: a store's when `store`, a load every group makes
