@@ -79,7 +79,16 @@ pub fn ablations(base: &Variant) -> Vec<(String, String, Variant)> {
         };
         push(name, format!("{} issue", v.issue_text()), v);
     }
-    let flips: [Flip; 10] = [
+    let flips: [Flip; 11] = [
+        (
+            base.sm_wide_pipes,
+            ["partition-pipes", "sm-wide-pipes"],
+            [
+                "memory pipes split among the sub-partitions (1/P each)",
+                "memory pipes core-wide (one pipe every sub-partition feeds)",
+            ],
+            |v| v.sm_wide_pipes = !v.sm_wide_pipes,
+        ),
         (
             base.latch_blocks,
             ["no-latch-blocks", "latch-blocks"],

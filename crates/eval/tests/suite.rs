@@ -97,6 +97,7 @@ impl Backend for Toy {
                 clock_mhz: 1980.0,
                 dispatch_latency: 0,
                 dispatch_interval: 0,
+                sm_wide: 0,
             },
             notes: vec![],
         })

@@ -36,6 +36,10 @@ pub struct Subsystem {
     /// The architectural λ of a plain instruction on this pipeline (Table 4's λ_ALU, λ_SFU),
     /// used by the instruction-mix curves (Eqs. 43-45); per-class λ decide the simulation.
     pub nominal_lambda: Option<Cycles>,
+    /// One pipeline of the whole core that every scheduler partition feeds (the load/store
+    /// path to L1, shared memory and beyond), rather than one per partition with 1/P of its
+    /// throughput each (the arithmetic units of a processing block).
+    pub sm_wide: bool,
 }
 
 /// The warp scheduler's policy.
@@ -446,6 +450,8 @@ fn default_mem_subsystem() -> String {
 struct RawSubsystem {
     name: String,
     nominal_lambda: Option<f64>,
+    #[serde(default)]
+    sm_wide: bool,
 }
 
 #[derive(Deserialize)]
@@ -600,6 +606,7 @@ impl Resolver<'_> {
             subsystems.push(Subsystem {
                 name: s.name.clone(),
                 nominal_lambda,
+                sm_wide: s.sm_wide,
             });
         }
         let find = |name: &str| {

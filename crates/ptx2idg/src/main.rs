@@ -129,6 +129,13 @@ mod tests {
             }
         );
         assert_eq!(
+            config("--no-sm-wide-pipes"),
+            sim::ModelConfig {
+                sm_wide_pipes: false,
+                ..base
+            }
+        );
+        assert_eq!(
             config("--no-barriers"),
             sim::ModelConfig {
                 barriers: false,

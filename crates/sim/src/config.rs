@@ -102,6 +102,10 @@ pub struct Hardware {
     pub dispatch_latency: u64,
     #[serde(default)]
     pub dispatch_interval: u64,
+    /// Bit `s` set: subsystem `s` is one pipeline of the whole core that every partition
+    /// feeds, at its λ, instead of one per partition at P times its λ (with `sub_partitions`).
+    #[serde(default)]
+    pub sm_wide: u64,
 }
 
 impl Hardware {

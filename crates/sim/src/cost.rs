@@ -117,7 +117,7 @@ pub(crate) fn prepare(
     costs: &[NodeCost],
     warps_per_group: u32,
     resident_warps: u64,
-    lambda_scale: u64,
+    lambda_scale: &[u64],
     posted_stores: bool,
     latch_blocks: bool,
 ) -> Vec<Prepared> {
@@ -135,7 +135,7 @@ pub(crate) fn prepare(
             cost: {
                 let c = cost.at_occupancy(resident_warps);
                 RunCost {
-                    lambda: c.lambda * lambda_scale,
+                    lambda: c.lambda * lambda_scale[usize::from(c.subsystem)],
                     latency: c.latency,
                     subsystem: c.subsystem,
                 }

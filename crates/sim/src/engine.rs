@@ -16,6 +16,11 @@
 //! An instruction leaves the ring only once complete, so a predecessor older than the ring is
 //! complete by construction; a full ring holds the warp back until its oldest entry completes.
 //!
+//! Partitions: with `sub_partitions`, each partition has its own issue valve, scheduler and
+//! 1/P of each pipeline (λ times P), except the core-wide pipelines (`Hardware::sm_wide`,
+//! the load/store path), which every partition feeds at the core's λ; when several partitions
+//! have work for a free one, the oldest ready warp's partition takes it.
+//!
 //! Barriers: a barrier is fetched only once every older instruction of the warp has issued, and
 //! nothing younger is fetched until it completes (`bar.sync`, `bar.red`) or issues
 //! (`bar.arrive`). A waiting barrier completes at the release instant (the issue of the last
@@ -190,6 +195,8 @@ pub(crate) struct Tables {
     pub prepared: Vec<Vec<Prepared>>,
     pub deps: Vec<DepTable>,
     pub n_parts: usize,
+    /// `Hardware::sm_wide` when the core is split into partitions, else 0.
+    pub sm_wide: u64,
 }
 
 pub(crate) fn prepare_all(
@@ -224,7 +231,18 @@ pub(crate) fn prepare_all(
     } else {
         1
     };
-    // Each partition owns 1/P of every pipeline, so its λ is P times the core's.
+    // Each partition owns 1/P of every pipeline but the core-wide ones, so its λ is P times
+    // the core's.
+    let sm_wide = if n_parts > 1 { hw.sm_wide } else { 0 };
+    let scale: Vec<u64> = (0..hw.subsystems.len())
+        .map(|s| {
+            if sm_wide & (1 << s) != 0 {
+                1
+            } else {
+                n_parts as u64
+            }
+        })
+        .collect();
     let prepared = kernel
         .classes
         .iter()
@@ -235,7 +253,7 @@ pub(crate) fn prepare_all(
                 t,
                 exec.warps_per_group,
                 exec.occupancy_warps(),
-                n_parts as u64,
+                &scale,
                 opts.posted_stores,
                 opts.latch_blocks,
             )
@@ -250,6 +268,7 @@ pub(crate) fn prepare_all(
         prepared,
         deps,
         n_parts,
+        sm_wide,
     })
 }
 
@@ -270,6 +289,12 @@ pub(crate) struct Engine<'a> {
     pending_starts: u64,
     ring_mask: u64,
     n_subs: usize,
+    /// Core-wide subsystems (`Tables::sm_wide`). Every partition keeps a copy of their state
+    /// (next free, busy log), and an issue updates all copies, so that everything a partition
+    /// reads about them stays local.
+    sm_wide: u64,
+    /// The order partitions are visited in at this instant (see [`Engine::visit_order`]).
+    order: Vec<usize>,
     now: u64,
     parts: Vec<Partition>,
     warps: Vec<Warp<'a>>,
@@ -377,6 +402,8 @@ impl<'a> Engine<'a> {
             pending_starts: 0,
             ring_mask: u64::from(opts.ring) - 1,
             n_subs,
+            sm_wide: tables.sm_wide,
+            order: (0..n_parts).collect(),
             now: 0,
             parts,
             warps,
@@ -407,10 +434,13 @@ impl<'a> Engine<'a> {
         loop {
             self.fire_timers();
             // What a partition does at an instant touches no other partition's ready sets
-            // or queues (barriers and group ends act through timers), so each partition's next
-            // instant is final once it has been visited.
+            // or queues (barriers and group ends act through timers), and a core-wide pipeline
+            // it takes is busy for the ones visited after it, so each partition's next instant
+            // is final once it has been visited.
             let mut next = UNKNOWN;
-            for p in 0..self.parts.len() {
+            self.visit_order();
+            for i in 0..self.parts.len() {
+                let p = self.order[i];
                 let mut t = self.part_next(p);
                 if t <= self.now {
                     self.issue_phase(p);
@@ -818,6 +848,70 @@ impl<'a> Engine<'a> {
         }
     }
 
+    /// Partitions that compete for a free core-wide pipeline are visited oldest ready warp
+    /// first, so that the one with the oldest waiting instruction takes it: the arbitration
+    /// reads ages only, never a partition's index, so renaming partitions (as the steady-state
+    /// key does) changes nothing. The others keep their index order; they touch nothing
+    /// another partition reads.
+    fn visit_order(&mut self) {
+        let n = self.parts.len();
+        for (i, o) in self.order.iter_mut().enumerate() {
+            *o = i;
+        }
+        if self.sm_wide == 0 {
+            return;
+        }
+        let now = self.now;
+        // Every partition holds the same copy of a core-wide pipeline's state.
+        let mut free = 0u64;
+        let mut subs = self.sm_wide;
+        while subs != 0 {
+            let si = subs.trailing_zeros() as usize;
+            subs &= subs - 1;
+            if self.parts[0].subs[si].next_free <= now {
+                free |= 1 << si;
+            }
+        }
+        if free == 0 {
+            return;
+        }
+        let mut rivals: SmallVec<[(u64, usize); 8]> = SmallVec::new();
+        for p in 0..n {
+            if self.part_next(p) > now {
+                continue;
+            }
+            self.promote(p);
+            let q = &self.parts[p];
+            let mut want = q.ready_subs & free;
+            let mut key = u64::MAX;
+            while want != 0 {
+                let si = want.trailing_zeros() as usize;
+                want &= want - 1;
+                if let Some(r) = first_set(&q.subs[si].ready_warps) {
+                    key = key.min(r as u64);
+                }
+            }
+            if key != u64::MAX {
+                rivals.push((key, p));
+            }
+        }
+        if rivals.len() < 2 {
+            return;
+        }
+        rivals.sort_unstable();
+        let mut i = 0;
+        for &(_, p) in &rivals {
+            self.order[i] = p;
+            i += 1;
+        }
+        for p in 0..n {
+            if !rivals.iter().any(|&(_, r)| r == p) {
+                self.order[i] = p;
+                i += 1;
+            }
+        }
+    }
+
     /// The scheduler σ: the warp whose ready instruction issues next, over all free subsystems.
     fn pick(&self, part: usize) -> Option<(usize, usize)> {
         let p = &self.parts[part];
@@ -966,11 +1060,21 @@ impl<'a> Engine<'a> {
             });
         }
 
+        if self.sm_wide & (1 << sub) != 0 {
+            // Another partition's cached next instant may have counted on this pipeline.
+            for q in self.parts.iter_mut() {
+                q.dirty = true;
+                q.subs[sub].busy.record(now, cost.lambda);
+                q.subs[sub].next_free = now + cost.lambda;
+            }
+        }
         let pm = &mut self.parts[part];
         pm.dirty = true;
         let sb = &mut pm.subs[sub];
-        sb.busy.record(now, cost.lambda);
-        sb.next_free = now + cost.lambda;
+        if self.sm_wide & (1 << sub) == 0 {
+            sb.busy.record(now, cost.lambda);
+            sb.next_free = now + cost.lambda;
+        }
         if now_empty {
             let rank = self.rank_of[slot] as usize;
             sb.ready_warps[rank / 64] &= !(1u64 << (rank % 64));

@@ -29,6 +29,12 @@ pub fn hardware_from_profile(profile: &GpuProfile) -> Hardware {
         clock_mhz: profile.clock_mhz,
         dispatch_latency: profile.launch.latency.ticks(),
         dispatch_interval: profile.launch.interval.ticks(),
+        sm_wide: profile
+            .subsystems
+            .iter()
+            .enumerate()
+            .filter(|(i, s)| s.sm_wide && *i < 64)
+            .fold(0, |m, (i, _)| m | 1 << i),
     }
 }
 

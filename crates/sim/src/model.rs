@@ -31,6 +31,11 @@ pub struct ModelConfig {
     pub scheduler: Scheduler,
     /// Split the core into the profile's scheduler partitions.
     pub sub_partitions: bool,
+    /// The profile's core-wide pipelines (`sm_wide` subsystems: the load/store path) stay one
+    /// pipeline that every partition feeds, taken by the oldest ready warp, instead of 1/P
+    /// of it per partition (off: every pipeline is split). On in the validated configuration:
+    /// chosen on Rodinia (docs/simulator.md, "Core-wide memory pipes").
+    pub sm_wide_pipes: bool,
     pub order: IssueOrder,
     /// Lookahead of scheduled and dataflow issue (instructions a warp may issue past a stalled
     /// one); unused in order.
@@ -81,6 +86,7 @@ impl ModelConfig {
             mapper_g: true,
             scheduler: crate::scheduler_from_profile(profile),
             sub_partitions: true,
+            sm_wide_pipes: true,
             order: IssueOrder::Scheduled,
             window: SCHEDULED_WINDOW,
             barriers: true,
@@ -132,6 +138,9 @@ impl ModelConfig {
         if !self.dispatch {
             hw.dispatch_latency = 0;
             hw.dispatch_interval = 0;
+        }
+        if !self.sm_wide_pipes {
+            hw.sm_wide = 0;
         }
         hw
     }
@@ -224,12 +233,14 @@ impl ModelConfig {
     /// One line naming every mechanism, as the CLI and the results page print it.
     pub fn describe(&self) -> String {
         format!(
-            "mapper g {}, scheduler {}, sub-partitions {}, {} issue, barriers {}, stores {}, \
+            "mapper g {}, scheduler {}, sub-partitions {}, core-wide memory pipes {}, {} issue, \
+             barriers {}, stores {}, \
              block dispatch {}, bandwidth floor {}, atomic floor {}, launch overhead {}, \
              re-read pipe {}",
             on_off(self.mapper_g),
             self.scheduler,
             on_off(self.sub_partitions),
+            on_off(self.sm_wide_pipes),
             self.issue_text(),
             on_off(self.barriers),
             if self.posted_stores {

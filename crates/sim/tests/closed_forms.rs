@@ -171,3 +171,38 @@ fn example_kernel_approaches_roof() {
     // Fig. 9: with 10 warps the execution is almost at the peak.
     assert!(example_wpc(10, total) > 0.24, "{}", example_wpc(10, total));
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// A core-wide pipeline is one pipeline however many partitions feed it: with oldest-first
+    /// scheduling and no issue limit, W warps of N dependent instructions on it take exactly
+    /// as long as on an undivided core (a split pipeline gives each partition P times λ: a
+    /// warp alone on its partition runs up to P times slower).
+    #[test]
+    fn sm_wide_pipe_is_one_pipeline(
+        n in 1u64..30,
+        w in 1u32..24,
+        partitions in 2u32..5,
+        lambda_eighths in 1u64..24,
+        latency_eighths in 1u64..200,
+        in_order in any::<bool>(),
+    ) {
+        let k = synth::chain(n, 1, w);
+        let mut hw = synth::hardware(1, None, partitions);
+        hw.sm_wide = 1;
+        let l = lambda_eighths as f64 / 8.0;
+        let lat = (latency_eighths as f64 / 8.0).max(l);
+        let costs = synth::costs_for(&k, &[(l, lat)], &hw);
+        let opts = |sub_partitions| SimOptions {
+            scheduler: Scheduler::OldestFirst,
+            order: if in_order { IssueOrder::InOrder } else { IssueOrder::Dataflow },
+            sub_partitions,
+            ..SimOptions::default()
+        };
+        let split = simulate(&k.kernel, &costs, &hw, &k.exec(w), &opts(true)).unwrap();
+        let whole = simulate(&k.kernel, &costs, &hw, &k.exec(w), &opts(false)).unwrap();
+        prop_assert_eq!(split.ticks, whole.ticks);
+        prop_assert_eq!(split.instructions, whole.instructions);
+    }
+}

@@ -133,6 +133,30 @@ fn renamed_slots_still_repeat() {
     }
 }
 
+/// Partitions that share a core-wide pipeline take it oldest ready warp first, which a
+/// renaming of the partitions does not change, so their schedule still repeats.
+#[test]
+fn sm_wide_pipes_still_repeat() {
+    let k = synth::instruction_mix(3, 5000, 1, 16);
+    let mut hw = synth::hardware(2, Some(2.0), 4);
+    hw.sm_wide = 0b10;
+    // (Loose round-robin skips less here: its per-partition rotation and the core-wide
+    // pipe's oldest-first arbitration line up again only after a longer period.)
+    for sched in [Scheduler::GreedyThenOldest, Scheduler::OldestFirst] {
+        for order in [IssueOrder::Dataflow, IssueOrder::InOrder] {
+            skips_over(
+                &k,
+                &TABLE2,
+                &hw,
+                &k.exec(1),
+                options(sched, order, true),
+                2,
+                &format!("{sched} {order:?}"),
+            );
+        }
+    }
+}
+
 #[test]
 fn long_loops_skip_iterations() {
     let k = synth::instruction_mix(3, 5000, 1, 16);
@@ -230,9 +254,11 @@ proptest! {
         order in 0usize..3,
         parts in any::<bool>(),
         dispatch in (0u64..4, 0u64..3),
+        sm_wide in 0u64..8,
     ) {
         let k = synth::build(&body, warps, groups);
         let mut hw = synth::hardware(3, il, 2);
+        hw.sm_wide = sm_wide;
         hw.dispatch_latency = dispatch.0 * synth::TICKS_PER_CYCLE;
         hw.dispatch_interval = dispatch.1 * synth::TICKS_PER_CYCLE;
         let table: Vec<(f64, f64)> = table

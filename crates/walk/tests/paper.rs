@@ -368,6 +368,7 @@ fn axpy_one_warp_takes_the_papers_cycles() {
         clock_mhz: 1000.0,
         dispatch_latency: 0,
         dispatch_interval: 0,
+        sm_wide: 0,
     };
     let costs: sim::ClassCosts = idg
         .nodes

@@ -153,6 +153,7 @@ fn simulate(fe: &walk::FrontEnd, rotate: bool, groups: u32) -> u64 {
         clock_mhz: 1000.0,
         dispatch_latency: 0,
         dispatch_interval: 0,
+        sm_wide: 0,
     };
     let costs: Vec<sim::ClassCosts> = idgs
         .classes

@@ -64,6 +64,10 @@ pub struct ModelArgs {
     /// Ignore the profile's block dispatch latency and interval.
     #[arg(long)]
     pub no_dispatch: bool,
+    /// Split the profile's core-wide pipelines (the load/store path) among the scheduler
+    /// partitions like the arithmetic ones, 1/P each.
+    #[arg(long)]
+    pub no_sm_wide_pipes: bool,
     /// No device-wide DRAM/L2 bandwidth floor on the time.
     #[arg(long)]
     pub no_bandwidth_floor: bool,
@@ -113,6 +117,7 @@ impl ModelArgs {
                 Some(SchedulerArg::Oldest) => Scheduler::OldestFirst,
             },
             sub_partitions: !self.no_sub_partitions,
+            sm_wide_pipes: !self.no_sm_wide_pipes,
             order: match issue {
                 None => base.order,
                 Some(IssueArg::InOrder) => IssueOrder::InOrder,
