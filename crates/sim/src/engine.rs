@@ -293,8 +293,12 @@ pub(crate) struct Engine<'a> {
     /// (next free, busy log), and an issue updates all copies, so that everything a partition
     /// reads about them stays local.
     sm_wide: u64,
-    /// The order partitions are visited in at this instant (see [`Engine::visit_order`]).
-    order: Vec<usize>,
+    /// Per partition, the core-wide pipelines it may issue to in this round of the instant
+    /// (see [`Engine::arbitrate`]).
+    owns: Vec<u64>,
+    /// A partition left a free core-wide pipeline to the one that owns it this round: the
+    /// instant takes another round.
+    deferred: bool,
     now: u64,
     parts: Vec<Partition>,
     warps: Vec<Warp<'a>>,
@@ -403,7 +407,8 @@ impl<'a> Engine<'a> {
             ring_mask: u64::from(opts.ring) - 1,
             n_subs,
             sm_wide: tables.sm_wide,
-            order: (0..n_parts).collect(),
+            owns: vec![0; n_parts],
+            deferred: false,
             now: 0,
             parts,
             warps,
@@ -438,15 +443,17 @@ impl<'a> Engine<'a> {
             // it takes is busy for the ones visited after it, so each partition's next instant
             // is final once it has been visited.
             let mut next = UNKNOWN;
-            self.visit_order();
-            for i in 0..self.parts.len() {
-                let p = self.order[i];
+            self.arbitrate();
+            for p in 0..self.parts.len() {
                 let mut t = self.part_next(p);
                 if t <= self.now {
                     self.issue_phase(p);
                     t = self.part_next(p);
                 }
-                debug_assert!(t > self.now, "an issuable instruction was left behind");
+                debug_assert!(
+                    t > self.now || self.deferred,
+                    "an issuable instruction was left behind"
+                );
                 next = next.min(t);
             }
             next = next.min(self.next_timer());
@@ -842,72 +849,56 @@ impl<'a> Engine<'a> {
                 return;
             }
             let Some((sub, slot)) = self.pick(part) else {
+                let p = &self.parts[part];
+                let mut left = p.ready_subs & self.sm_wide & !self.owns[part];
+                while left != 0 {
+                    let si = left.trailing_zeros() as usize;
+                    left &= left - 1;
+                    self.deferred |= p.subs[si].next_free <= now;
+                }
                 return;
             };
             self.issue(part, sub, slot);
         }
     }
 
-    /// Partitions that compete for a free core-wide pipeline are visited oldest ready warp
-    /// first, so that the one with the oldest waiting instruction takes it: the arbitration
-    /// reads ages only, never a partition's index, so renaming partitions (as the steady-state
-    /// key does) changes nothing. The others keep their index order; they touch nothing
-    /// another partition reads.
-    fn visit_order(&mut self) {
-        let n = self.parts.len();
-        for (i, o) in self.order.iter_mut().enumerate() {
-            *o = i;
-        }
+    /// Gives each free core-wide pipeline to the partition whose oldest ready warp on it is
+    /// the oldest (launch order); only that partition may issue to it in this round. The
+    /// owner reads warp ages only, never a partition's index, so renaming partitions (as the
+    /// steady-state key does) changes nothing. A partition whose instruction for such a pipe
+    /// becomes ready during the round, or that did not own it, gets its turn in another round
+    /// at the same instant.
+    fn arbitrate(&mut self) {
+        self.deferred = false;
         if self.sm_wide == 0 {
             return;
         }
+        for o in &mut self.owns {
+            *o = 0;
+        }
         let now = self.now;
         // Every partition holds the same copy of a core-wide pipeline's state.
-        let mut free = 0u64;
         let mut subs = self.sm_wide;
         while subs != 0 {
             let si = subs.trailing_zeros() as usize;
             subs &= subs - 1;
-            if self.parts[0].subs[si].next_free <= now {
-                free |= 1 << si;
-            }
-        }
-        if free == 0 {
-            return;
-        }
-        let mut rivals: SmallVec<[(u64, usize); 8]> = SmallVec::new();
-        for p in 0..n {
-            if self.part_next(p) > now {
+            if self.parts[0].subs[si].next_free > now {
                 continue;
             }
-            self.promote(p);
-            let q = &self.parts[p];
-            let mut want = q.ready_subs & free;
-            let mut key = u64::MAX;
-            while want != 0 {
-                let si = want.trailing_zeros() as usize;
-                want &= want - 1;
-                if let Some(r) = first_set(&q.subs[si].ready_warps) {
-                    key = key.min(r as u64);
+            let mut best: Option<(usize, usize)> = None;
+            for p in 0..self.parts.len() {
+                if self.part_next(p) > now {
+                    continue;
+                }
+                self.promote(p);
+                if let Some(r) = first_set(&self.parts[p].subs[si].ready_warps) {
+                    if best.is_none_or(|(b, _)| r < b) {
+                        best = Some((r, p));
+                    }
                 }
             }
-            if key != u64::MAX {
-                rivals.push((key, p));
-            }
-        }
-        if rivals.len() < 2 {
-            return;
-        }
-        rivals.sort_unstable();
-        let mut i = 0;
-        for &(_, p) in &rivals {
-            self.order[i] = p;
-            i += 1;
-        }
-        for p in 0..n {
-            if !rivals.iter().any(|&(_, r)| r == p) {
-                self.order[i] = p;
-                i += 1;
+            if let Some((_, p)) = best {
+                self.owns[p] |= 1 << si;
             }
         }
     }
@@ -923,7 +914,7 @@ impl<'a> Engine<'a> {
             let si = subs.trailing_zeros() as usize;
             subs &= subs - 1;
             let s = &p.subs[si];
-            if s.next_free > self.now {
+            if s.next_free > self.now || self.sm_wide & !self.owns[part] & (1 << si) != 0 {
                 continue;
             }
             let (key, rank) = match self.opts.scheduler {
@@ -1061,6 +1052,15 @@ impl<'a> Engine<'a> {
         }
 
         if self.sm_wide & (1 << sub) != 0 {
+            // An instruction enters its ready set when its partition is visited, possibly
+            // after its readiness time, and takes its busy snapshot for that time; the copies
+            // of this pipeline's log are about to record a later start, so every partition's
+            // due instructions enter now, while the log still covers their times.
+            for q in 0..self.parts.len() {
+                if q != part {
+                    self.promote(q);
+                }
+            }
             // Another partition's cached next instant may have counted on this pipeline.
             for q in self.parts.iter_mut() {
                 q.dirty = true;
