@@ -23,6 +23,7 @@
 #include <string>
 #include <cuda_runtime.h>
 
+#include "cg.cuh"
 #include "check.cuh"
 
 static void row(const char* cls, const char* kind, const std::string& param, double value,
@@ -38,16 +39,6 @@ static double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-__device__ __forceinline__ void ld_cg(const float4* p, float4& v) {
-  asm volatile("ld.global.cg.v4.f32 {%0,%1,%2,%3}, [%4];"
-               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-               : "l"(p));
-}
-__device__ __forceinline__ void st_cg(float4* p, float4 v) {
-  asm volatile("st.global.cg.v4.f32 [%0], {%1,%2,%3,%4};" ::"l"(p), "f"(v.x), "f"(v.y),
-               "f"(v.z), "f"(v.w)
-               : "memory");
-}
 
 // R read streams and W write streams of n16 float4 each, laid out back to back in buf;
 // each pass touches every element once; `reps` passes.

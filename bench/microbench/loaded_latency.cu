@@ -42,6 +42,7 @@
 #include <vector>
 #include <cuda_runtime.h>
 
+#include "cg.cuh"
 #include "check.cuh"
 
 #define MAX_SM 512
@@ -83,16 +84,6 @@ __device__ __forceinline__ unsigned smid_reg() {
   unsigned r;
   asm volatile("mov.u32 %0, %%smid;" : "=r"(r));
   return r;
-}
-__device__ __forceinline__ void ld_cg(const float4* p, float4& v) {
-  asm volatile("ld.global.cg.v4.f32 {%0,%1,%2,%3}, [%4];"
-               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-               : "l"(p));
-}
-__device__ __forceinline__ void st_cg(float4* p, float4 v) {
-  asm volatile("st.global.cg.v4.f32 [%0], {%1,%2,%3,%4};" ::"l"(p), "f"(v.x), "f"(v.y),
-               "f"(v.z), "f"(v.w)
-               : "memory");
 }
 
 // Node i of the ring lives at line (i * perm) mod nlines and points at node i + 1.
