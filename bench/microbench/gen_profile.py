@@ -22,6 +22,8 @@ import re
 import statistics
 import sys
 
+import loaded_latency_fit
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
@@ -479,6 +481,8 @@ def main():
                     help="ncu CSV of `atomics profile` (atomics.sh): the L2 slice's atomic rate")
     ap.add_argument("--wgmma-raw", default=os.path.join(HERE, "data", "h100_wgmma_raw.csv"),
                     help="raw CSV of wgmma.sh: the warpgroup MMA's λ, Λ and subsystem")
+    ap.add_argument("--loaded-latency-raw", default=os.path.join(HERE, "data", "h100_loaded_latency_raw.csv"),
+                    help="raw CSV of loaded_latency.sh: DRAM latency under load")
     ap.add_argument("--sass-expansion", default=os.path.join(ROOT, "bench", "sass", "h100_expansion.toml"),
                     help="[sass_expansion] table written by bench/sass/expansion.py, copied verbatim")
     ap.add_argument("--out", default=os.path.join(ROOT, "crates", "gpu", "profiles", "hopper-h100.toml"))
@@ -590,8 +594,14 @@ def main():
     w("subsystems = [")
     for sub in used:
         nl = nominal.get(sub)
-        w(f'  {{ name = "{sub}", nominal_lambda = {fmt(rl(nl))} }},' if nl else f'  {{ name = "{sub}" }},')
-    w('  { name = "l2" },  # coalesced re-reads still in L2 (reread_subsystem)')
+        if nl:
+            w(f'  {{ name = "{sub}", nominal_lambda = {fmt(rl(nl))} }},')
+        elif sub == "mem":
+            w('  { name = "mem", sm_wide = true },  # the load/store path (MIO, L1/shared) serves the whole SM')
+        else:
+            w(f'  {{ name = "{sub}" }},')
+    w('  { name = "l2", sm_wide = true },  # coalesced re-reads still in L2 (reread_subsystem)')
+    w('  { name = "const" },  # constant-bank loads (LDC, ULDC): the constant cache, off the load/store path')
     w("]")
     w("")
     w("[limits]")
@@ -617,6 +627,14 @@ def main():
         _, sub, lam, L, _ = by[m]
         key = f'"{tax}"'
         w(f'{key:{width}s} = {{ subsystem = "{sub}", lambda = {fmt(lam)}, latency = {fmt(L)} }}  # {m}')
+        if tax == "mov":
+            # ptxas makes constant-bank and parameter loads operands (LDC, ULDC): they run at
+            # the constant cache's measured λ and Λ, not on the load/store path.
+            clam, cL, _ = memory["constant"]
+            for name, note in (("ld.const", "ld.const, uniform address, constant cache hit"),
+                               ("ld.param", "= ld.const")):
+                key = f'"{name}"'
+                w(f'{key:{width}s} = {{ subsystem = "const", lambda = {fmt(clam)}, latency = {fmt(cL)} }}  # {note}')
     w("")
     w("[launch]")
     w(f"latency = {fmt(launch['latency'])}  # one resident block: cycles from a block's start to the next one's")
@@ -634,6 +652,15 @@ def main():
     w(f"l2_atomic_slice_rate = {atomic['rate']:.0f}  # M atomic sectors/s per L2 slice: "
       f"{atomic['clock']:.0f} MHz / {atomic['cycles']:.3f} cycles per sector, median of "
       f"{atomic['n']} slice-bound launches ({atomic['lo']:.2f}-{atomic['hi']:.2f}), atomics.cu")
+    w("")
+    ll = loaded_latency_fit.unified(a.loaded_latency_raw)
+    w("[loaded_latency]  # DRAM Λ under load (loaded_latency.cu): Λ0 (1 + (reads u^reads_exp + writes w u^writes_exp) / (1 - u / capacity)), "
+      f"u the DRAM utilization, w the write share; RMS {ll['rms']:.1f} % over {ll['points']} points")
+    w(f"reads = {ll['a']:.4g}")
+    w(f"reads_exp = {ll['k']:.2g}")
+    w(f"writes = {ll['b']:.4g}")
+    w(f"writes_exp = {ll['j']:.2g}")
+    w(f"capacity = {ll['c']:.3g}")
     w("")
     w("[memory]")
     for lvl in ("dram", "l2", "l1", "shared", "local", "constant"):

@@ -121,19 +121,45 @@ def fit_unified(pts, l0):
     return top
 
 
+def unloaded_latency(rows):
+    unloaded = [r for r in rows if r["nb"] == 0]
+    return sum(r["mean"] for r in unloaded) / len(unloaded), unloaded
+
+
+def mix_curve(rows, rw, sweeps, l0):
+    """(points sorted by u, fitted curve [(0, Λ0), (u, Λ)...] below saturation) of one mix."""
+    pts = sorted((r for r in rows if r["rw"] == rw and r["sweep"] in sweeps and r["nb"] > 0),
+                 key=lambda r: r["u"])
+    bwmax = max(r["bw"] for r in pts)
+    curve = [(0.0, l0)] + [(r["u"], r["mean"]) for r in pts
+                           if r["bw"] < 0.95 * bwmax and r["u"] < 0.99]
+    curve.sort()
+    return pts, curve
+
+
+def unified(path):
+    """The one-form fit over every mix (what gen_profile.py writes as [loaded_latency])."""
+    rows = load(path)
+    l0, _ = unloaded_latency(rows)
+    every = []
+    for _, rw, wshare, sweeps in MIXES:
+        _, curve = mix_curve(rows, rw, sweeps, l0)
+        every += [(u, wshare, lat) for u, lat in curve[1:]]
+    a, b, k, j, c, rms, mx = fit_unified(every, l0)
+    return dict(a=a, b=b, k=k, j=j, c=c, rms=rms, max=mx, points=len(every), l0=l0)
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "data",
                                                                "h100_loaded_latency_raw.csv")
     rows = load(path)
-    unloaded = [r for r in rows if r["nb"] == 0]
-    l0 = sum(r["mean"] for r in unloaded) / len(unloaded)
+    l0, unloaded = unloaded_latency(rows)
     med0 = sum(r["median"] for r in unloaded) / len(unloaded)
     print(f"unloaded: mean {l0:.1f} cycles, median {med0:.0f} ({len(unloaded)} configurations)")
     every, curves = [], []
     for name, rw, wshare, sweeps in MIXES:
-        pts = sorted((r for r in rows if r["rw"] == rw and r["sweep"] in sweeps and r["nb"] > 0),
-                     key=lambda r: r["u"])
+        pts, curve = mix_curve(rows, rw, sweeps, l0)
         print(f"\n## {name}")
         print("| sweep | blocks/SM x warps x D | GB/s | u | Λ mean | Λ/Λ0 | median | p90 | p99 "
               "| stream iteration |")
@@ -143,9 +169,6 @@ def main():
                   f"| {r['mean']:.0f} | {r['mean'] / l0:.3f} | {r['median']:.0f} | {r['p90']:.0f} "
                   f"| {r['p99']:.0f} | {r['it']:.0f} |")
         bwmax = max(r["bw"] for r in pts)
-        curve = [(0.0, l0)] + [(r["u"], r["mean"]) for r in pts
-                               if r["bw"] < 0.95 * bwmax and r["u"] < 0.99]
-        curve.sort()
         every += [(u, wshare, lat) for u, lat in curve[1:]]
         print(f"highest bandwidth {bwmax:.0f} GB/s (u = {max(r['u'] for r in pts):.3f}); "
               f"fitted points: {len(curve) - 1} below u = 0.99 and {0.95 * bwmax:.0f} GB/s")

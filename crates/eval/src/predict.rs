@@ -79,7 +79,7 @@ pub fn ablations(base: &Variant) -> Vec<(String, String, Variant)> {
         };
         push(name, format!("{} issue", v.issue_text()), v);
     }
-    let flips: [Flip; 11] = [
+    let flips: [Flip; 12] = [
         (
             base.sm_wide_pipes,
             ["partition-pipes", "sm-wide-pipes"],
@@ -170,6 +170,15 @@ pub fn ablations(base: &Variant) -> Vec<(String, String, Variant)> {
             ],
             |v| v.uneven_warps = !v.uneven_warps,
         ),
+        (
+            base.loaded_latency,
+            ["unloaded-latency", "loaded-latency"],
+            [
+                "DRAM loads at the unloaded latency",
+                "DRAM latency at the fixed point of the launch's utilization (sim::loaded)",
+            ],
+            |v| v.loaded_latency = !v.loaded_latency,
+        ),
     ];
     for (on, names, whats, flip) in flips {
         let (name, what, v) = flipped(base, on, names, whats, flip);
@@ -218,6 +227,26 @@ pub trait Backend: Sync {
         point: &MeasuredPoint,
         config: &Variant,
     ) -> Result<Timed, String>;
+
+    /// Timings as [`Backend::timings`] with the DRAM level's Λ multiplied by `scale` (loaded
+    /// latency, `sim::loaded`). A backend without a device (tests) has no loaded latency.
+    fn timings_at_dram_scale(
+        &self,
+        idgs: &KernelIdgs,
+        point: &MeasuredPoint,
+        config: &Variant,
+        scale: f64,
+    ) -> Result<Timed, String> {
+        let _ = scale;
+        self.timings(idgs, point, config)
+    }
+
+    /// The DRAM load of `point` under `config` (`sim::ModelConfig::dram_load`); `None` for a
+    /// backend without a device.
+    fn dram_load(&self, config: &Variant, point: &MeasuredPoint) -> Option<sim::DramLoad> {
+        let _ = (config, point);
+        None
+    }
 
     /// The launch's time in microseconds from the simulated core's `core_us` at `point`: the
     /// device-wide limits `config` switches on (`sim::ModelConfig::device_time_us`). A backend
@@ -280,6 +309,36 @@ impl Backend for GpuBackend {
             hardware: sim::hardware_from_profile(&self.profile),
             notes: warnings.iter().map(|w| w.to_string()).collect(),
         })
+    }
+
+    fn timings_at_dram_scale(
+        &self,
+        idgs: &KernelIdgs,
+        point: &MeasuredPoint,
+        config: &Variant,
+        scale: f64,
+    ) -> Result<Timed, String> {
+        let metrics = config
+            .mapper_g
+            .then(|| gpu::GMetrics::from_launch(&point.ncu));
+        let profile = config
+            .mapping_profile(&self.profile)
+            .with_dram_latency_scale(scale);
+        let (timings, warnings) = gpu::map_kernel(idgs, &profile, metrics.as_ref());
+        Ok(Timed {
+            costs: sim::costs_from_timing(&timings),
+            timings,
+            hardware: sim::hardware_from_profile(&self.profile),
+            notes: warnings.iter().map(|w| w.to_string()).collect(),
+        })
+    }
+
+    fn dram_load(&self, config: &Variant, point: &MeasuredPoint) -> Option<sim::DramLoad> {
+        // The counters are mapper g's input: without it there are no DRAM bytes either.
+        let traffic = config
+            .mapper_g
+            .then(|| gpu::Traffic::from_launch(&point.ncu));
+        config.dram_load(&self.profile, traffic.as_ref())
     }
 
     fn device_time_us(&self, config: &Variant, core_us: f64, point: &MeasuredPoint) -> f64 {
@@ -614,6 +673,8 @@ fn predict_variants<B: Backend>(
     };
     struct Run<'t> {
         graph: usize,
+        point: usize,
+        variant: Variant,
         timed: &'t Timed,
         hardware: Hardware,
         exec: ExecConfig,
@@ -637,12 +698,18 @@ fn predict_variants<B: Backend>(
             // A run whose key cannot be formed fails the same way when simulated: not shared.
             let key = sim::run_key(&built[graph].idgs, &t.costs, &hardware, &exec, &opts).ok();
             let same = key.as_ref().and_then(|k| {
-                runs.iter()
-                    .position(|r| r.graph == graph && r.key.as_ref() == Some(k))
+                runs.iter().position(|r| {
+                    r.graph == graph
+                        && r.point == pi
+                        && r.variant.mapper_g == v.mapper_g
+                        && r.key.as_ref() == Some(k)
+                })
             });
             per_point.push(Some(same.unwrap_or_else(|| {
                 runs.push(Run {
                     graph,
+                    point: pi,
+                    variant: *v,
                     timed: t,
                     hardware,
                     exec,
@@ -663,8 +730,34 @@ fn predict_variants<B: Backend>(
                 hardware: r.hardware.clone(),
                 notes: Vec::new(),
             };
-            simulate_wpc(&built[r.graph].idgs, &timed, &r.exec, &r.opts, exact)
-                .map_err(|e| e.to_string())
+            let idgs = &built[r.graph].idgs;
+            let first =
+                simulate_wpc(idgs, &timed, &r.exec, &r.opts, exact).map_err(|e| e.to_string())?;
+            let p = &points[r.point];
+            let Some(load) = backend.dram_load(&r.variant, p) else {
+                return Ok(first);
+            };
+            // The core's time at a WPC: what the DRAM utilization is measured against.
+            let warps = (r.exec.groups_per_core() * u64::from(r.exec.warps_per_group)) as f64;
+            let clock = r.hardware.clock_mhz;
+            let time_us = |wpc: &f64| {
+                if *wpc > 0.0 && clock > 0.0 {
+                    warps / (wpc * clock)
+                } else {
+                    f64::INFINITY
+                }
+            };
+            let rerun = |scale: f64| -> Result<f64, String> {
+                let t = backend.timings_at_dram_scale(idgs, p, &r.variant, scale)?;
+                let timed = Timed {
+                    timings: Vec::new(),
+                    costs: t.costs,
+                    hardware: r.hardware.clone(),
+                    notes: Vec::new(),
+                };
+                simulate_wpc(idgs, &timed, &r.exec, &r.opts, exact).map_err(|e| e.to_string())
+            };
+            load.settle(first, time_us, rerun).map(|(wpc, _)| wpc)
         })
         .collect();
 

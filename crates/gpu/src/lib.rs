@@ -37,7 +37,8 @@ pub use map_g::{
 pub use occupancy::{occupancy, OccupancyLimit, Resource};
 pub use profile::{
     bundled_names, Bandwidth, BandwidthSource, ClassParams, GpuProfile, LaunchCosts, Limits,
-    MemParams, MixedBandwidth, Origin, SassExpansion, Scheduler, Subsystem, SubsystemId,
+    LoadedLatency, MemParams, MixedBandwidth, Origin, SassExpansion, Scheduler, Subsystem,
+    SubsystemId,
 };
 pub use render::{mapping, mapping_table, Mapping, MappingRow};
 pub use timing::{ClassTiming, L2Reuse, MapSource, NodeTiming};

@@ -159,6 +159,9 @@ pub struct GpuProfile {
     pub launch: LaunchCosts,
     /// Device-wide sustained DRAM and L2 bandwidth (`[bandwidth]`); `None` when not given.
     pub bandwidth: Option<Bandwidth>,
+    /// DRAM latency under load (`[loaded_latency]`); `None` when not given: Λ stays the
+    /// unloaded one.
+    pub loaded_latency: Option<LoadedLatency>,
     /// SASS instructions per PTX instruction by class (`[sass_expansion]`), converting the
     /// IDG's PTX counts to the profiler's SASS counts; all 1 when the profile does not give
     /// them.
@@ -243,6 +246,43 @@ pub struct Bandwidth {
     pub l2_atomic_slice_rate: Option<f64>,
 }
 
+/// DRAM latency under load (`[loaded_latency]` in a profile file): a load's Λ at DRAM
+/// utilization u (bytes moved over the sustained bandwidth of the mix) with a share w of the
+/// bytes written is Λ0 · [`LoadedLatency::factor`]`(u, w)`, Λ0 the profile's DRAM Λ
+/// (`bench/microbench/loaded_latency.cu`: reads queue behind each other as u nears the
+/// bandwidth, and writes in the stream delay reads at any u).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoadedLatency {
+    pub reads: f64,
+    pub reads_exp: f64,
+    pub writes: f64,
+    pub writes_exp: f64,
+    /// The utilization at which the queue would grow without bound; above 1, since the
+    /// sustained bandwidth is reached with finite latency.
+    pub capacity: f64,
+}
+
+impl LoadedLatency {
+    /// Λ(u, w) / Λ0 = 1 + (reads · u^reads_exp + writes · w · u^writes_exp) / (1 − u / capacity),
+    /// with u clamped to [0, 1] (a launch cannot use more than the sustained bandwidth) and w
+    /// to [0, 1].
+    pub fn factor(&self, u: f64, w: f64) -> f64 {
+        let u = if u.is_finite() {
+            u.clamp(0.0, 1.0)
+        } else {
+            1.0
+        };
+        let w = if w.is_finite() {
+            w.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        1.0 + (self.reads * u.powf(self.reads_exp) + self.writes * w * u.powf(self.writes_exp))
+            / (1.0 - u / self.capacity)
+    }
+}
+
 /// How fast a core starts blocks (`[launch]` in a profile file).
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
 pub struct LaunchCosts {
@@ -292,6 +332,28 @@ impl GpuProfile {
 
     pub fn mem(&self, l: MemLevel) -> &MemParams {
         &self.memory[l as usize]
+    }
+
+    /// This profile with the DRAM level's Λ multiplied by `scale`: the latency a load sees
+    /// when the memory system is loaded (`LoadedLatency`). A scale that leaves no valid Λ
+    /// (not finite, negative) keeps the measured one.
+    pub fn with_dram_latency_scale(&self, scale: f64) -> GpuProfile {
+        let mut p = self.clone();
+        let m = &mut p.memory[MemLevel::Dram as usize];
+        if let Some(c) = Cycles::from_f64(m.latency.to_f64() * scale) {
+            m.latency = c;
+        }
+        p
+    }
+
+    /// The DRAM share of a launch's load: the least time in microseconds its DRAM bytes take
+    /// at the sustained bandwidth of their read/write mix, and the share of those bytes that
+    /// are written. `None` without `[bandwidth]`, without DRAM counters or without DRAM bytes.
+    pub fn dram_time_us(&self, traffic: &crate::Traffic) -> Option<(f64, f64)> {
+        let bw = self.bandwidth.as_ref()?;
+        let (r, w) = traffic.dram?;
+        let total = r + w;
+        (total > 0.0).then(|| (total / (bw.dram.at(r / total) * 1e3), w / total))
     }
 
     pub fn subsystem(&self, id: SubsystemId) -> &Subsystem {
@@ -410,6 +472,7 @@ struct RawProfile {
     memory: BTreeMap<String, RawMem>,
     launch: Option<RawLaunch>,
     bandwidth: Option<RawBandwidth>,
+    loaded_latency: Option<LoadedLatency>,
     sass_expansion: Option<SassExpansion>,
 }
 
@@ -714,6 +777,24 @@ impl Resolver<'_> {
             .as_ref()
             .map(|b| self.bandwidth(b))
             .transpose()?;
+        if let Some(l) = &raw.loaded_latency {
+            for (key, v) in [
+                ("loaded_latency.reads", l.reads),
+                ("loaded_latency.reads_exp", l.reads_exp),
+                ("loaded_latency.writes", l.writes),
+                ("loaded_latency.writes_exp", l.writes_exp),
+            ] {
+                if !(v.is_finite() && v >= 0.0) {
+                    return Err(self.invalid(key.into(), format!("{v} is not a number >= 0")));
+                }
+            }
+            if !(l.capacity.is_finite() && l.capacity > 1.0) {
+                return Err(self.invalid(
+                    "loaded_latency.capacity".into(),
+                    format!("{} is not a utilization > 1", l.capacity),
+                ));
+            }
+        }
         let sass_expansion = match raw.sass_expansion {
             Some(e) => {
                 for (key, v) in [
@@ -735,6 +816,7 @@ impl Resolver<'_> {
         Ok(GpuProfile {
             launch,
             bandwidth,
+            loaded_latency: raw.loaded_latency,
             sass_expansion,
             display_name: raw.display_name.unwrap_or_else(|| raw.name.clone()),
             name: raw.name,

@@ -319,16 +319,19 @@ pub fn analytical_table(
 
 /// The table of `ptx2idg models`: [`analytical_table`] plus the Pipeline model simulated at the
 /// same occupancies with `config` (one core's share of the launch's groups) for the `pipeline`
-/// column, with the device-wide limits of `traffic` (`sim::ModelConfig::device_time_us`).
+/// column, at the loaded DRAM latency and with the device-wide limits of the launch's
+/// `counters` (mapper g's metrics and the traffic; `sim::loaded`,
+/// `sim::ModelConfig::device_time_us`).
 /// `idgs` are already prepared for `config` (`sim::ModelConfig::prepare_idgs`).
 pub fn models_table(
     idgs: &KernelIdgs,
     timings: &[ClassTiming],
     gpu: &GpuProfile,
     config: &sim::ModelConfig,
-    traffic: Option<&gpu::Traffic>,
+    counters: Option<(&gpu::GMetrics, &gpu::Traffic)>,
     occupancies: RangeInclusive<u32>,
 ) -> Result<Table, ModelError> {
+    let (metrics, traffic) = counters.unzip();
     let mut table = analytical_table(idgs, timings, gpu, occupancies.clone())?;
     let sim_hw = config.hardware(gpu);
     let costs = sim::costs_from_timing(timings);
@@ -349,6 +352,18 @@ pub fn models_table(
         &|| {},
     )
     .map_err(|e| ModelError::Sim(e.to_string()))?;
+    if let Some(load) = config.dram_load(gpu, traffic) {
+        let profile = config.mapping_profile(gpu);
+        sim::Rerun {
+            idgs,
+            profile: &profile,
+            metrics,
+            hardware: &sim_hw,
+            opts: &opts,
+        }
+        .settle_sweep(&load, &base, &mut points)
+        .map_err(|e| ModelError::Sim(e.to_string()))?;
+    }
     config.apply_device_limits_to_sweep(&mut points, traffic, gpu);
     for row in &mut table.rows {
         row.pipeline = points

@@ -172,6 +172,13 @@ mod tests {
             }
         );
         assert_eq!(
+            config("--no-loaded-latency"),
+            sim::ModelConfig {
+                loaded_latency: false,
+                ..base
+            }
+        );
+        assert_eq!(
             config("--no-dispatch"),
             sim::ModelConfig {
                 dispatch: false,

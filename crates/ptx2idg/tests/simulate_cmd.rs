@@ -1,6 +1,6 @@
 //! End-to-end tests of `ptx2idg simulate`: the sweep CSV contract, occupancy limited by the
-//! shared memory the PTX declares, fast-forward changing no result, and loop latches ending
-//! the blocks of scheduled issue.
+//! shared memory the PTX declares, fast-forward changing no result, loop latches ending the
+//! blocks of scheduled issue, the device floors and the loaded DRAM latency.
 
 mod common;
 
@@ -203,4 +203,44 @@ fn explain_names_the_atomic_floor_that_sets_a_histograms_time() {
     let err = text(&o.stderr);
     assert!(err.contains("atomic off"), "{err}");
     assert!(!text(&o.stdout).contains("(564.2"), "{}", text(&o.stdout));
+}
+
+/// A DRAM stream's loads wait longer the busier DRAM is (docs/simulator.md, "Loaded DRAM
+/// latency"): SHOC's triad at mid occupancy runs slower than at the unloaded latency, and where
+/// the bandwidth floor sets the time the latency changes nothing.
+#[test]
+fn loaded_latency_slows_a_stream_below_the_bandwidth() {
+    let wpc = |extra: &[&'static str]| -> Vec<f64> {
+        let mut a = vec![
+            "simulate",
+            "ptx_samples/heldout/a_stream.ptx",
+            "--kernel",
+            "shoc_triad",
+            "--grid",
+            "131072",
+            "--block",
+            "256",
+            "--gpu",
+            "h100",
+            "--trips",
+            "ptx_samples/heldout/data/ncu/shoc_triad.csv",
+            "--blocks-per-sm",
+            "1..=8",
+        ];
+        a.extend_from_slice(extra);
+        let o = common::ptx2idg(a);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        text(&o.stdout)
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').nth(3).unwrap().parse().unwrap())
+            .collect()
+    };
+    let (loaded, unloaded) = (wpc(&[]), wpc(&["--no-loaded-latency"]));
+    assert_eq!(loaded.len(), 8);
+    for (b, (l, u)) in loaded.iter().zip(&unloaded).enumerate() {
+        assert!(l <= u, "{} blocks/SM: {l} > {u}", b + 1);
+    }
+    assert!(loaded[3] < 0.9 * unloaded[3], "{loaded:?} {unloaded:?}");
+    assert_eq!(loaded[7], unloaded[7]);
 }

@@ -460,16 +460,28 @@ fn simulate(
         if let Some(cut) = &plan.cut {
             notes.push(cut.message());
         }
+        let (hw, opts) = (config.hardware(&profile), config.sim_options());
         let mut points = plan
             .run(
                 &b.idgs,
                 &sim::costs_from_timing(&timings),
-                &config.hardware(&profile),
-                &config.sim_options(),
+                &hw,
+                &opts,
                 &|| {},
             )
             .map_err(fail)?;
         let traffic = b.traffic.filter(|_| config.mapper_g);
+        if let Some(load) = config.dram_load(&profile, traffic.as_ref()) {
+            sim::Rerun {
+                idgs: &b.idgs,
+                profile: &profile,
+                metrics: b.metrics.as_ref(),
+                hardware: &hw,
+                opts: &opts,
+            }
+            .settle_sweep(&load, &plan.base, &mut points)
+            .map_err(fail)?;
+        }
         config.apply_device_limits_to_sweep(&mut points, traffic.as_ref(), &profile);
         Ok((sim::sweep_csv(&points), notes))
     })
@@ -529,7 +541,10 @@ fn models_table(
                 &timings,
                 &profile,
                 &config,
-                b.traffic.as_ref().filter(|_| config.mapper_g),
+                b.metrics
+                    .as_ref()
+                    .zip(b.traffic.as_ref())
+                    .filter(|_| config.mapper_g),
                 occupancy,
             )
         } else {

@@ -16,6 +16,7 @@ pub mod config;
 pub mod cost;
 mod engine;
 pub mod gpu_input;
+pub mod loaded;
 pub mod model;
 pub mod result;
 pub mod sweep;
@@ -28,6 +29,7 @@ pub use gpu_input::{
     costs_from_timing, exec_for_occupancy, hardware_from_profile, scheduler_from_profile,
     simulate_idgs, Launch, LaunchSweep, SweepCut,
 };
+pub use loaded::{DramLoad, Rerun};
 pub use model::{ModelConfig, SCHEDULED_WINDOW};
 pub use result::{IssueRecord, SimResult, StallBreakdown, SubsystemUse};
 pub use sweep::{sweep, sweep_csv, sweep_plot_svg, sweep_with, SweepAxis, SweepPoint, CSV_HEADER};

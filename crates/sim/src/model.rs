@@ -74,6 +74,11 @@ pub struct ModelConfig {
     /// configuration: validated on bench/uneven_suite, no Rodinia kernel changes
     /// (docs/simulator.md, "Uneven warps").
     pub uneven_warps: bool,
+    /// DRAM latency under load: a launch with counters runs at the fixed point between the
+    /// DRAM utilization it reaches and the profile's loaded Λ at that utilization
+    /// (`crate::loaded`; off: the unloaded Λ). On in the validated configuration: chosen on
+    /// Rodinia (docs/simulator.md, "Loaded DRAM latency").
+    pub loaded_latency: bool,
 }
 
 impl ModelConfig {
@@ -99,7 +104,21 @@ impl ModelConfig {
             reread_pipe: true,
             fit_branches: true,
             uneven_warps: true,
+            loaded_latency: true,
         }
+    }
+
+    /// The DRAM load the fixed point of loaded latency works with: `None` when it is off,
+    /// without counters (`traffic`) or without `[loaded_latency]` in the profile.
+    pub fn dram_load(
+        &self,
+        profile: &GpuProfile,
+        traffic: Option<&gpu::Traffic>,
+    ) -> Option<crate::loaded::DramLoad> {
+        if !self.loaded_latency {
+            return None;
+        }
+        crate::loaded::DramLoad::new(profile, traffic?)
     }
 
     /// The profile mappers f and g read under this configuration: `profile` itself, or a copy
@@ -259,6 +278,10 @@ impl ModelConfig {
             ""
         } + if self.uneven_warps {
             ", uneven warps from the busy share"
+        } else {
+            ""
+        } + if self.loaded_latency {
+            ", loaded DRAM latency"
         } else {
             ""
         }

@@ -82,18 +82,22 @@ impl LaunchIdgs {
             idgs: self.idgs,
             static_shared: self.static_shared,
             timings,
+            metrics,
             traffic,
         }
     }
 }
 
-/// A launch ready for the models: its IDGs, their node timings and the device-wide traffic
-/// the floors need (`None` without counters or with mapper g off).
+/// A launch ready for the models: its IDGs, their node timings, and the counters mapper g and
+/// the device-wide floors read (`None` without counters or with mapper g off).
 pub struct Mapped {
     pub file: String,
     pub idgs: idg::KernelIdgs,
     pub static_shared: u64,
     pub timings: Vec<gpu::ClassTiming>,
+    /// Mapper g's metrics (`None` without counters or with mapper g off): a run at the
+    /// loaded DRAM latency maps the IDGs again with them.
+    pub metrics: Option<gpu::GMetrics>,
     pub traffic: Option<gpu::Traffic>,
 }
 

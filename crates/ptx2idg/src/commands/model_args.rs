@@ -95,6 +95,11 @@ pub struct ModelArgs {
     /// slots; docs/simulator.md, "Uneven warps").
     #[arg(long)]
     pub no_uneven_warps: bool,
+    /// DRAM loads keep the profile's unloaded latency (by default a launch with counters runs
+    /// at the fixed point of its DRAM utilization and the profile's loaded latency;
+    /// docs/simulator.md, "Loaded DRAM latency").
+    #[arg(long)]
+    pub no_loaded_latency: bool,
 }
 
 impl ModelArgs {
@@ -135,6 +140,7 @@ impl ModelArgs {
             reread_pipe: !self.no_reread_pipe,
             fit_branches: !self.no_fit_branches,
             uneven_warps: !self.no_uneven_warps,
+            loaded_latency: !self.no_loaded_latency,
         }
     }
 }

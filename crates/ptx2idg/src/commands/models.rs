@@ -64,6 +64,7 @@ fn run_inner(args: &ModelsArgs) -> Result<(), ExitCode> {
         idgs,
         timings,
         traffic,
+        metrics,
         ..
     } = front::model_idgs(
         &args.file,
@@ -83,7 +84,7 @@ fn run_inner(args: &ModelsArgs) -> Result<(), ExitCode> {
             &timings,
             &profile,
             &config,
-            traffic.as_ref(),
+            metrics.as_ref().zip(traffic.as_ref()),
             args.occupancy.clone(),
         )
     }

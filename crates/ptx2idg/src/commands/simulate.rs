@@ -125,6 +125,7 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
         idgs,
         static_shared,
         timings,
+        metrics,
         traffic,
     } = li.map(&args.trips, &config, &profile);
     if args.trips.explain {
@@ -141,6 +142,19 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
         fast_forward: !args.no_fast_forward,
         max_simulated: args.max_simulated,
         ..config.sim_options()
+    };
+    // Runs at the loaded DRAM latency map the IDGs again (`sim::loaded`).
+    let mapping_profile = config.mapping_profile(&profile);
+    let load = config.dram_load(&profile, traffic.as_ref());
+    let rerun = sim::Rerun {
+        idgs: &idgs,
+        profile: &mapping_profile,
+        metrics: metrics.as_ref(),
+        hardware: &hw,
+        opts: &sim::SimOptions {
+            record: false,
+            ..opts
+        },
     };
     let launch = sim::Launch {
         regs_per_thread: args.regs,
@@ -162,8 +176,26 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
         };
         let exec =
             sim::exec_for_occupancy(&idgs, &profile, &launch).map_err(|e| diag::fail(&file, e))?;
-        let (mut result, records) = sim::simulate_with_records(&idgs, &costs, &hw, &exec, &opts)
-            .map_err(|e| diag::fail(&file, e))?;
+        let (mut result, records) = match &load {
+            None => sim::simulate_with_records(&idgs, &costs, &hw, &exec, &opts),
+            Some(load) => {
+                // The fixed point first; a recording is of the run at its latency.
+                let first = sim::simulate(&idgs, &costs, &hw, &exec, rerun.opts)
+                    .map_err(|e| diag::fail(&file, e))?;
+                let (settled, scale) = load
+                    .settle(first, |r| r.time_us, |s| rerun.run(&exec, s))
+                    .map_err(|e| diag::fail(&file, e))?;
+                if opts.record {
+                    let p = mapping_profile.with_dram_latency_scale(scale);
+                    let (t, _) = gpu::map_kernel(&idgs, &p, metrics.as_ref());
+                    let c = sim::costs_from_timing(&t);
+                    sim::simulate_with_records(&idgs, &c, &hw, &exec, &opts)
+                } else {
+                    Ok((settled, Vec::new()))
+                }
+            }
+        }
+        .map_err(|e| diag::fail(&file, e))?;
         limit(&mut result);
         if let Some(p) = &args.profile {
             write_out(p, &sim::trace::chrome_trace(&idgs, &hw, &records))?;
@@ -229,6 +261,11 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
         b.finish_and_clear();
     }
     let mut sweep = sweep.map_err(|e| diag::fail(&file, e))?;
+    if let Some(load) = &load {
+        rerun
+            .settle_sweep(load, &plan.base, &mut sweep)
+            .map_err(|e| diag::fail(&file, e))?;
+    }
     config.apply_device_limits_to_sweep(&mut sweep, traffic.as_ref(), &profile);
     if let Some(p) = &args.plot {
         let title = format!("{} on {}", idgs.kernel, profile.name);
