@@ -436,7 +436,7 @@ fn simulate(
         let fail = |e: sim::SimError| input(&f.file, e);
         let (timings, warnings) = gpu::map_kernel(
             &b.idgs,
-            &profile,
+            &config.mapping_profile(&profile),
             b.metrics.as_ref().filter(|_| config.mapper_g),
         );
         let mut notes = b.notes;
@@ -474,7 +474,7 @@ fn simulate(
         if let Some(load) = config.dram_load(&profile, traffic.as_ref()) {
             sim::Rerun {
                 idgs: &b.idgs,
-                profile: &profile,
+                profile: &config.mapping_profile(&profile),
                 metrics: b.metrics.as_ref(),
                 hardware: &hw,
                 opts: &opts,
@@ -530,7 +530,7 @@ fn models_table(
         config.prepare_idgs(&mut b.idgs);
         let (timings, warnings) = gpu::map_kernel(
             &b.idgs,
-            &profile,
+            &config.mapping_profile(&profile),
             b.metrics.as_ref().filter(|_| config.mapper_g),
         );
         let mut notes = b.notes;
