@@ -747,7 +747,7 @@ fn predict_variants<B: Backend>(
                     f64::INFINITY
                 }
             };
-            let rerun = |scale: f64| -> Result<f64, String> {
+            let at = |scale: f64, exact: bool| -> Result<f64, String> {
                 let t = backend.timings_at_dram_scale(idgs, p, &r.variant, scale)?;
                 let timed = Timed {
                     timings: Vec::new(),
@@ -757,7 +757,11 @@ fn predict_variants<B: Backend>(
                 };
                 simulate_wpc(idgs, &timed, &r.exec, &r.opts, exact).map_err(|e| e.to_string())
             };
-            load.settle(first, time_us, rerun).map(|(wpc, _)| wpc)
+            // Probes extrapolate; the result is a run as exact as the first.
+            let probe = |scale: f64| at(scale, false).map(|wpc| time_us(&wpc));
+            let probes = sim::loaded::probes_pay(&r.exec);
+            load.settle(first, time_us, probes, probe, |scale| at(scale, exact))
+                .map(|(wpc, _)| wpc)
         })
         .collect();
 
@@ -854,18 +858,9 @@ fn predict_variants<B: Backend>(
     Ok(out)
 }
 
-/// Waves simulated before the steady state is measured, and the waves it is measured over.
-const WARMUP_WAVES: u64 = 8;
-const MEASURED_WAVES: u64 = 8;
-
-/// WPC of one core running ⌈total / SMs⌉ groups, γ at a time.
-///
-/// Every group of a launch has the same IDGs (the walk builds group 0 and all groups reuse
-/// it), so after a few waves the schedule repeats once per wave of γ groups. Unless `exact`,
-/// a core with more than `WARMUP_WAVES + MEASURED_WAVES` waves is simulated twice, with
-/// `r + γ·WARMUP_WAVES` and `r + γ·(WARMUP_WAVES + MEASURED_WAVES)` groups (`r` = groups mod γ, so the partial wave is kept), and the
-/// time of the remaining whole waves is extrapolated linearly from the difference. The
-/// integration test `extrapolation_matches_exact_simulation` bounds the error at 3 %.
+/// WPC of one core running ⌈total / SMs⌉ groups, γ at a time: exactly, or unless `exact`
+/// extrapolated from a few waves (`sim::loaded::extrapolated_cycles`). The integration test
+/// `extrapolation_matches_exact_simulation` bounds the error at 3 %.
 pub fn simulate_wpc(
     idgs: &KernelIdgs,
     timed: &Timed,
@@ -873,29 +868,11 @@ pub fn simulate_wpc(
     opts: &SimOptions,
     exact: bool,
 ) -> Result<f64, sim::SimError> {
-    let groups = exec.groups_per_core();
-    let gamma = u64::from(exec.concurrent_groups.max(1));
-    let warps = groups * u64::from(exec.warps_per_group);
-    let waves = groups / gamma;
-    let cycles_for = |g: u64| -> Result<f64, sim::SimError> {
-        let e = ExecConfig {
-            total_groups: g,
-            sm_count: 1,
-            ..*exec
-        };
-        sim::simulate(idgs, &timed.costs, &timed.hardware, &e, opts).map(|r| r.cycles)
-    };
-    if exact || waves <= WARMUP_WAVES + MEASURED_WAVES + 2 {
-        let r = sim::simulate(idgs, &timed.costs, &timed.hardware, exec, opts)?;
-        return Ok(r.wpc);
+    if exact {
+        return sim::simulate(idgs, &timed.costs, &timed.hardware, exec, opts).map(|r| r.wpc);
     }
-    let rem = groups % gamma;
-    let g1 = rem + gamma * WARMUP_WAVES;
-    let g2 = g1 + gamma * MEASURED_WAVES;
-    let t1 = cycles_for(g1)?;
-    let t2 = cycles_for(g2)?;
-    let per_wave = (t2 - t1) / MEASURED_WAVES as f64;
-    let cycles = t2 + per_wave * ((groups - g2) / gamma) as f64;
+    let warps = exec.groups_per_core() * u64::from(exec.warps_per_group);
+    let cycles = sim::loaded::extrapolated_cycles(idgs, &timed.costs, &timed.hardware, exec, opts)?;
     Ok(if cycles > 0.0 {
         warps as f64 / cycles
     } else {

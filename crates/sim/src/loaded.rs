@@ -4,13 +4,17 @@
 //! the utilization u a simulation reaches (the launch's DRAM bytes over the sustained bandwidth,
 //! against the simulated time) and the Λ0 · f(u, w) it runs with (`gpu::LoadedLatency`).
 //!
-//! A simulation at Λ0 gives u0 (the highest u: a longer Λ can only slow the launch); one at
-//! Λ0 · f(u0) gives u1 ≤ u0. The fixed point u* = u(Λ0 · f(u*)) lies between them; taking u
-//! linear in ln Λ between the two runs locates it, and the launch is simulated once more at
-//! Λ0 · f(u*). The result is always a real simulation at the Λ it reports.
-//! Two shortcuts keep the cost down without changing what is computed beyond the tolerance:
-//! a launch whose u0 changes Λ by less than [`TOLERANCE`] keeps its first run, and one whose
-//! second run moved u by less than [`TOLERANCE`] of u0 is its own fixed point.
+//! The exact simulation at Λ0 gives u0 (the highest u: a longer Λ can only slow the launch).
+//! Two runs, at Λ0 and at Λ0 · f(u0), say how much the longer latency slows it, so u1 =
+//! u0 · t(Λ0) / t(Λ0 · f(u0)) ≤ u0: where the launch has so many waves that it pays
+//! ([`probes_pay`]) they are probes that extrapolate its time from a few
+//! ([`extrapolated_cycles`]), since only their ratio is used; otherwise the exact run at Λ0
+//! and one exact run at Λ0 · f(u0). The fixed
+//! point u* = u(Λ0 · f(u*)) lies between u1 and u0; taking u linear in ln Λ between them locates
+//! it, and the launch is simulated exactly at Λ0 · f(u*). The result is always an exact
+//! simulation at the Λ it reports. A launch whose u0 changes Λ by less than [`TOLERANCE`], or
+//! whose probes moved u by less than [`TOLERANCE`] of u0 (its time does not depend on the
+//! latency), keeps its run at Λ0.
 
 use gpu::{GMetrics, GpuProfile, LoadedLatency, Traffic};
 use idg::KernelIdgs;
@@ -62,13 +66,17 @@ impl DramLoad {
         self.curve.factor(u, self.write_share)
     }
 
-    /// The fixed point from a run at the unloaded Λ: `first`, the time of a run
-    /// (`time_us`), and `rerun`, a run at Λ0 times a scale. Returns the run at the fixed point
-    /// and its scale (1 when `first` is kept).
+    /// The fixed point from the exact run at the unloaded Λ: `first`, the time of a run
+    /// (`time_us`), `probe`, the time in microseconds of a probe at Λ0 times a scale, used
+    /// when `probes` (the launch has enough waves for probes to pay, [`probes_pay`]), and
+    /// `rerun`, the exact run at Λ0 times a scale, which otherwise stands in for the probes.
+    /// Returns the run at the fixed point and its scale (1 when `first` is kept).
     pub fn settle<R, E>(
         &self,
         first: R,
         time_us: impl Fn(&R) -> f64,
+        probes: bool,
+        mut probe: impl FnMut(f64) -> Result<f64, E>,
         mut rerun: impl FnMut(f64) -> Result<R, E>,
     ) -> Result<(R, f64), E> {
         let u0 = self.utilization(time_us(&first));
@@ -76,10 +84,18 @@ impl DramLoad {
         if f0 - 1.0 < TOLERANCE {
             return Ok((first, 1.0));
         }
-        let second = rerun(f0)?;
-        let u1 = self.utilization(time_us(&second)).min(u0);
+        let (t0, t1) = if probes {
+            (probe(1.0)?, probe(f0)?)
+        } else {
+            (time_us(&first), time_us(&rerun(f0)?))
+        };
+        let u1 = if t1 > 0.0 && t0.is_finite() {
+            (u0 * t0 / t1).min(u0)
+        } else {
+            u0
+        };
         if u0 - u1 <= TOLERANCE * u0 {
-            return Ok((second, f0));
+            return Ok((first, 1.0));
         }
         let scale = self.factor(self.crossing(u0, u1, f0));
         Ok((rerun(scale)?, scale))
@@ -103,6 +119,63 @@ impl DramLoad {
     }
 }
 
+/// Waves simulated before a probe's steady state is measured, and the waves it is measured over.
+pub const WARMUP_WAVES: u64 = 8;
+pub const MEASURED_WAVES: u64 = 8;
+
+/// Whether [`extrapolated_cycles`] extrapolates `exec` (more waves than it simulates) rather
+/// than simulating it exactly.
+pub fn extrapolates(exec: &ExecConfig) -> bool {
+    waves(exec) > WARMUP_WAVES + MEASURED_WAVES + 2
+}
+
+/// Whether two probes of `exec` cost less than one exact run: each simulates
+/// `2·WARMUP_WAVES + MEASURED_WAVES` waves in its two runs, so the launch needs at least twice
+/// that many.
+pub fn probes_pay(exec: &ExecConfig) -> bool {
+    extrapolates(exec) && waves(exec) > 2 * (2 * WARMUP_WAVES + MEASURED_WAVES)
+}
+
+fn waves(exec: &ExecConfig) -> u64 {
+    exec.groups_per_core() / u64::from(exec.concurrent_groups.max(1))
+}
+
+/// Cycles of one core running ⌈total / SMs⌉ groups, γ at a time, extrapolated from a few waves.
+///
+/// Every group of a launch has the same IDGs, so after a few waves the schedule repeats once
+/// per wave of γ groups. A core with more than `WARMUP_WAVES + MEASURED_WAVES + 2` waves is
+/// simulated twice, with `r + γ·WARMUP_WAVES` and `r + γ·(WARMUP_WAVES + MEASURED_WAVES)`
+/// groups (`r` = groups mod γ, so the partial wave is kept), and the time of the remaining whole
+/// waves is extrapolated linearly from the difference; a shorter one is simulated exactly.
+/// `eval`'s integration test `extrapolation_matches_exact_simulation` bounds the error at 3 %.
+pub fn extrapolated_cycles(
+    idgs: &KernelIdgs,
+    costs: &[crate::ClassCosts],
+    hw: &Hardware,
+    exec: &ExecConfig,
+    opts: &SimOptions,
+) -> Result<f64, SimError> {
+    if !extrapolates(exec) {
+        return simulate(idgs, costs, hw, exec, opts).map(|r| r.cycles);
+    }
+    let groups = exec.groups_per_core();
+    let gamma = u64::from(exec.concurrent_groups.max(1));
+    let cycles_for = |g: u64| -> Result<f64, SimError> {
+        let e = ExecConfig {
+            total_groups: g,
+            sm_count: 1,
+            ..*exec
+        };
+        simulate(idgs, costs, hw, &e, opts).map(|r| r.cycles)
+    };
+    let rem = groups % gamma;
+    let g1 = rem + gamma * WARMUP_WAVES;
+    let g2 = g1 + gamma * MEASURED_WAVES;
+    let (t1, t2) = (cycles_for(g1)?, cycles_for(g2)?);
+    let per_wave = (t2 - t1) / MEASURED_WAVES as f64;
+    Ok(t2 + per_wave * ((groups - g2) / gamma) as f64)
+}
+
 /// What a run at a scaled DRAM Λ needs: the mappers again, with the DRAM level's Λ scaled,
 /// then the simulator.
 #[derive(Clone, Copy)]
@@ -116,11 +189,34 @@ pub struct Rerun<'a> {
 }
 
 impl Rerun<'_> {
-    pub fn run(&self, exec: &ExecConfig, scale: f64) -> Result<SimResult, SimError> {
+    fn costs(&self, scale: f64) -> Vec<crate::ClassCosts> {
         let profile = self.profile.with_dram_latency_scale(scale);
         let (timings, _) = gpu::map_kernel(self.idgs, &profile, self.metrics);
-        let costs = crate::costs_from_timing(&timings);
-        simulate(self.idgs, &costs, self.hardware, exec, self.opts)
+        crate::costs_from_timing(&timings)
+    }
+
+    /// The exact run at Λ0 · `scale`.
+    pub fn run(&self, exec: &ExecConfig, scale: f64) -> Result<SimResult, SimError> {
+        simulate(
+            self.idgs,
+            &self.costs(scale),
+            self.hardware,
+            exec,
+            self.opts,
+        )
+    }
+
+    /// A probe at Λ0 · `scale`: the launch's time in microseconds, extrapolated from a few
+    /// waves where it has many ([`extrapolated_cycles`]).
+    pub fn probe(&self, exec: &ExecConfig, scale: f64) -> Result<f64, SimError> {
+        let cycles = extrapolated_cycles(
+            self.idgs,
+            &self.costs(scale),
+            self.hardware,
+            exec,
+            self.opts,
+        )?;
+        Ok(cycles / self.hardware.clock_mhz)
     }
 
     /// Every point of a sweep of `base` (one simulated core each, before the device-wide
@@ -136,7 +232,13 @@ impl Rerun<'_> {
                 concurrent_groups: p.blocks_per_sm,
                 ..*base
             };
-            let (r, _) = load.settle(p.result.clone(), |r| r.time_us, |s| self.run(&exec, s))?;
+            let (r, _) = load.settle(
+                p.result.clone(),
+                |r| r.time_us,
+                probes_pay(&exec),
+                |s| self.probe(&exec, s),
+                |s| self.run(&exec, s),
+            )?;
             p.cycles = r.cycles;
             p.wpc = r.wpc;
             p.time_us = r.time_us;
@@ -171,36 +273,88 @@ mod tests {
         for w in [0.0, 1.0 / 3.0, 0.5] {
             let l = load(w);
             let t0 = 125.0; // u0 = 0.8
-            let (t, scale) = l.settle(t0, |t| *t, |s| Ok::<f64, ()>(t0 * s)).unwrap();
-            let u = l.utilization(t);
-            assert!(
-                (scale - l.factor(u)).abs() / scale < 0.05,
-                "w {w}: {scale} vs f(u) {}",
-                l.factor(u)
-            );
-            assert!((t - t0 * scale).abs() < 1e-9);
-            assert!(u < 0.8 && scale > 1.0);
+            for probes in [true, false] {
+                let (t, scale) = l
+                    .settle(
+                        t0,
+                        |t| *t,
+                        probes,
+                        |s| Ok::<f64, ()>(t0 * s),
+                        |s| Ok(t0 * s),
+                    )
+                    .unwrap();
+                let u = l.utilization(t);
+                assert!(
+                    (scale - l.factor(u)).abs() / scale < 0.05,
+                    "w {w}: {scale} vs f(u) {}",
+                    l.factor(u)
+                );
+                assert!((t - t0 * scale).abs() < 1e-9);
+                assert!(u < 0.8 && scale > 1.0);
+            }
         }
     }
 
-    /// A launch whose time does not depend on Λ keeps its utilization: the second run is
-    /// its fixed point and no third is made.
+    /// Without probes the exact run at Λ0 · f(u0) measures the slow-down: a launch whose time
+    /// does not change keeps its first run after that one rerun.
     #[test]
-    fn latency_insensitive_launch_stops_after_one_rerun() {
+    fn without_probes_one_exact_rerun_decides() {
         let l = load(0.5);
-        let mut runs = 0;
+        let mut reruns = 0;
         let (t, scale) = l
             .settle(
                 150.0,
                 |t| *t,
+                false,
+                |_| -> Result<f64, ()> { panic!("no probe") },
                 |_| {
-                    runs += 1;
-                    Ok::<f64, ()>(150.0)
+                    reruns += 1;
+                    Ok(150.0)
                 },
             )
             .unwrap();
-        assert_eq!((t, runs), (150.0, 1));
-        assert_eq!(scale, l.factor(l.utilization(150.0)));
+        assert_eq!((t, scale, reruns), (150.0, 1.0, 1));
+    }
+
+    /// A launch whose time does not depend on Λ keeps its run at Λ0: two probes, no rerun.
+    #[test]
+    fn latency_insensitive_launch_keeps_its_first_run() {
+        let l = load(0.5);
+        let mut probes = 0;
+        let (t, scale) = l
+            .settle(
+                150.0,
+                |t| *t,
+                true,
+                |_| {
+                    probes += 1;
+                    Ok::<f64, ()>(140.0)
+                },
+                |_| panic!("no rerun"),
+            )
+            .unwrap();
+        assert_eq!((t, scale, probes), (150.0, 1.0, 2));
+    }
+
+    /// Only the probes' ratio counts: a probe that extrapolates 5 % long moves nothing.
+    #[test]
+    fn probes_count_by_their_ratio() {
+        let l = load(1.0 / 3.0);
+        let exact = l.settle(
+            125.0,
+            |t| *t,
+            true,
+            |s| Ok::<f64, ()>(125.0 * s),
+            |s| Ok(125.0 * s),
+        );
+        let long = l.settle(
+            125.0,
+            |t| *t,
+            true,
+            |s| Ok::<f64, ()>(131.25 * s),
+            |s| Ok(125.0 * s),
+        );
+        assert_eq!(exact.unwrap(), long.unwrap());
     }
 
     /// An idle memory system changes nothing and runs nothing again.
@@ -208,7 +362,13 @@ mod tests {
     fn idle_dram_keeps_the_first_run() {
         let l = load(0.0);
         let (t, scale) = l
-            .settle(1e6, |t| *t, |_| -> Result<f64, ()> { panic!("no rerun") })
+            .settle(
+                1e6,
+                |t| *t,
+                true,
+                |_| -> Result<f64, ()> { panic!("no probe") },
+                |_| -> Result<f64, ()> { panic!("no rerun") },
+            )
             .unwrap();
         assert_eq!((t, scale), (1e6, 1.0));
     }

@@ -183,7 +183,13 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
                 let first = sim::simulate(&idgs, &costs, &hw, &exec, rerun.opts)
                     .map_err(|e| diag::fail(&file, e))?;
                 let (settled, scale) = load
-                    .settle(first, |r| r.time_us, |s| rerun.run(&exec, s))
+                    .settle(
+                        first,
+                        |r| r.time_us,
+                        sim::loaded::probes_pay(&exec),
+                        |s| rerun.probe(&exec, s),
+                        |s| rerun.run(&exec, s),
+                    )
                     .map_err(|e| diag::fail(&file, e))?;
                 if opts.record {
                     let p = mapping_profile.with_dram_latency_scale(scale);
