@@ -243,4 +243,32 @@ fn loaded_latency_slows_a_stream_below_the_bandwidth() {
     }
     assert!(loaded[3] < 0.9 * unloaded[3], "{loaded:?} {unloaded:?}");
     assert_eq!(loaded[7], unloaded[7]);
+    // One run with --explain names the utilization and the latency it settled at.
+    let o = common::ptx2idg(vec![
+        "simulate",
+        "ptx_samples/heldout/a_stream.ptx",
+        "--kernel",
+        "shoc_triad",
+        "--grid",
+        "131072",
+        "--block",
+        "256",
+        "--gpu",
+        "h100",
+        "--trips",
+        "ptx_samples/heldout/data/ncu/shoc_triad.csv",
+        "--blocks-per-sm",
+        "4",
+        "--explain",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let err = text(&o.stderr);
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("loaded DRAM latency:"))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(
+        line.contains("writes 32 %") && !line.ends_with("x1.000"),
+        "{line}"
+    );
 }

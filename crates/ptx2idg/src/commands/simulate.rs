@@ -191,6 +191,13 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
                         |s| rerun.run(&exec, s),
                     )
                     .map_err(|e| diag::fail(&file, e))?;
+                if args.trips.explain {
+                    eprintln!(
+                        "loaded DRAM latency: utilization {:.2} (writes {:.0} %), DRAM latency x{scale:.3}",
+                        load.utilization(settled.time_us),
+                        100.0 * load.write_share,
+                    );
+                }
                 if opts.record {
                     let p = mapping_profile.with_dram_latency_scale(scale);
                     let (t, _) = gpu::map_kernel(&idgs, &p, metrics.as_ref());
