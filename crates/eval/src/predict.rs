@@ -697,11 +697,15 @@ fn predict_variants<B: Backend>(
             let opts = v.sim_options();
             // A run whose key cannot be formed fails the same way when simulated: not shared.
             let key = sim::run_key(&built[graph].idgs, &t.costs, &hardware, &exec, &opts).ok();
+            // The loaded-latency fixed point reads the point's counters and the variant's
+            // switches beyond the key (mapper g gives the DRAM bytes): a run is shared only
+            // within one point and between variants that settle it alike.
             let same = key.as_ref().and_then(|k| {
                 runs.iter().position(|r| {
                     r.graph == graph
                         && r.point == pi
                         && r.variant.mapper_g == v.mapper_g
+                        && r.variant.loaded_latency == v.loaded_latency
                         && r.key.as_ref() == Some(k)
                 })
             });

@@ -265,3 +265,47 @@ fn variants_evaluated_together_match_each_alone() {
         }
     }
 }
+
+/// Runs shared between variants must not carry one variant's loaded latency into another's:
+/// with the GPU backend, the base and `unloaded-latency` evaluated together equal each alone,
+/// and they differ on a kernel that streams.
+#[test]
+fn loaded_latency_variants_share_no_settled_run() {
+    let suite = eval::load(&suite_dir(), &["bpnn_adjust_weights".to_string()]).unwrap();
+    let base = Variant::validated(&h100());
+    let unloaded = Variant {
+        loaded_latency: false,
+        ..base
+    };
+    let variants = vec![(base, false), (unloaded, false)];
+    let backend = || eval::predict::GpuBackend { profile: h100() };
+    let together = eval::evaluate_variants(
+        &[&suite],
+        &eval::predict::VariantsPredictor {
+            backend: backend(),
+            variants: variants.clone(),
+            exact: false,
+        },
+    )
+    .unwrap();
+    let csv: Vec<String> = together[0].iter().map(eval::report::points_csv).collect();
+    assert_ne!(csv[0], csv[1]);
+    for ((v, analytical), together) in variants.iter().zip(&csv) {
+        let alone = eval::evaluate(
+            &suite,
+            &IdgPredictor {
+                backend: backend(),
+                variant: *v,
+                analytical: *analytical,
+                exact: false,
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            together,
+            &eval::report::points_csv(&alone),
+            "{}",
+            v.describe()
+        );
+    }
+}
