@@ -291,6 +291,28 @@ const ANALYTICAL: [(Model, models::ModelKind); 8] = [
     (Model::GpumechGto, models::ModelKind::GpuMechGto),
 ];
 
+impl GpuBackend {
+    /// Mappers f and g of `profile` (this backend's, as `config` sees it) at `point`.
+    fn map(
+        &self,
+        idgs: &KernelIdgs,
+        point: &MeasuredPoint,
+        config: &Variant,
+        profile: &gpu::GpuProfile,
+    ) -> Timed {
+        let metrics = config
+            .mapper_g
+            .then(|| gpu::GMetrics::from_launch(&point.ncu));
+        let (timings, warnings) = gpu::map_kernel(idgs, profile, metrics.as_ref());
+        Timed {
+            costs: sim::costs_from_timing(&timings),
+            timings,
+            hardware: sim::hardware_from_profile(&self.profile),
+            notes: warnings.iter().map(|w| w.to_string()).collect(),
+        }
+    }
+}
+
 impl Backend for GpuBackend {
     fn timings(
         &self,
@@ -298,17 +320,7 @@ impl Backend for GpuBackend {
         point: &MeasuredPoint,
         config: &Variant,
     ) -> Result<Timed, String> {
-        let metrics = config
-            .mapper_g
-            .then(|| gpu::GMetrics::from_launch(&point.ncu));
-        let profile = config.mapping_profile(&self.profile);
-        let (timings, warnings) = gpu::map_kernel(idgs, &profile, metrics.as_ref());
-        Ok(Timed {
-            costs: sim::costs_from_timing(&timings),
-            timings,
-            hardware: sim::hardware_from_profile(&self.profile),
-            notes: warnings.iter().map(|w| w.to_string()).collect(),
-        })
+        Ok(self.map(idgs, point, config, &config.mapping_profile(&self.profile)))
     }
 
     fn timings_at_dram_scale(
@@ -318,19 +330,10 @@ impl Backend for GpuBackend {
         config: &Variant,
         scale: f64,
     ) -> Result<Timed, String> {
-        let metrics = config
-            .mapper_g
-            .then(|| gpu::GMetrics::from_launch(&point.ncu));
         let profile = config
             .mapping_profile(&self.profile)
             .with_dram_latency_scale(scale);
-        let (timings, warnings) = gpu::map_kernel(idgs, &profile, metrics.as_ref());
-        Ok(Timed {
-            costs: sim::costs_from_timing(&timings),
-            timings,
-            hardware: sim::hardware_from_profile(&self.profile),
-            notes: warnings.iter().map(|w| w.to_string()).collect(),
-        })
+        Ok(self.map(idgs, point, config, &profile))
     }
 
     fn dram_load(&self, config: &Variant, point: &MeasuredPoint) -> Option<sim::DramLoad> {

@@ -210,7 +210,7 @@ fn explain_names_the_atomic_floor_that_sets_a_histograms_time() {
 /// the bandwidth floor sets the time the latency changes nothing.
 #[test]
 fn loaded_latency_slows_a_stream_below_the_bandwidth() {
-    let wpc = |extra: &[&'static str]| -> Vec<f64> {
+    let triad = |extra: &[&'static str]| {
         let mut a = vec![
             "simulate",
             "ptx_samples/heldout/a_stream.ptx",
@@ -224,12 +224,14 @@ fn loaded_latency_slows_a_stream_below_the_bandwidth() {
             "h100",
             "--trips",
             "ptx_samples/heldout/data/ncu/shoc_triad.csv",
-            "--blocks-per-sm",
-            "1..=8",
         ];
         a.extend_from_slice(extra);
         let o = common::ptx2idg(a);
         assert!(o.status.success(), "{}", text(&o.stderr));
+        o
+    };
+    let wpc = |extra: &[&'static str]| -> Vec<f64> {
+        let o = triad(&[&["--blocks-per-sm", "1..=8"], extra].concat());
         text(&o.stdout)
             .lines()
             .skip(1)
@@ -244,25 +246,7 @@ fn loaded_latency_slows_a_stream_below_the_bandwidth() {
     assert!(loaded[3] < 0.9 * unloaded[3], "{loaded:?} {unloaded:?}");
     assert_eq!(loaded[7], unloaded[7]);
     // One run with --explain names the utilization and the latency it settled at.
-    let o = common::ptx2idg(vec![
-        "simulate",
-        "ptx_samples/heldout/a_stream.ptx",
-        "--kernel",
-        "shoc_triad",
-        "--grid",
-        "131072",
-        "--block",
-        "256",
-        "--gpu",
-        "h100",
-        "--trips",
-        "ptx_samples/heldout/data/ncu/shoc_triad.csv",
-        "--blocks-per-sm",
-        "4",
-        "--explain",
-    ]);
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    let err = text(&o.stderr);
+    let err = text(&triad(&["--blocks-per-sm", "4", "--explain"]).stderr);
     let line = err
         .lines()
         .find(|l| l.starts_with("loaded DRAM latency:"))
