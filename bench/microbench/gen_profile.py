@@ -439,6 +439,35 @@ def atomic_slice_rate(path):
             "lo": min(ratios), "hi": max(ratios)}
 
 
+#: Footprints (MiB re-read, as much written) of l2_reuse.cu's second sweep that make the hit curve.
+HIT_CURVE_MIB = (4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 32, 40, 48)
+
+
+def l2_hit_curve(path, l2_bytes, written_weight):
+    """`limits.l2_hit_curve`: the share of re-reads that hit L2 against the footprint, from
+    l2_reuse.cu's sweep re-reading S MiB while writing as much (`reread_write` rows). Its read
+    rate falls from the all-hit rate (the smallest S) to the all-miss rate (the mean from
+    44 MiB on); the share that hits is where the time per byte lies between the two. x: the
+    footprint the mapper computes for such a re-read, S read plus S written weighing
+    `written_weight` (3 S at weight 2), in thousandths of the L2; h in thousandths."""
+    bw = {}
+    with open(path, newline="") as f:
+        for r in csv.reader(f):
+            if len(r) > 3 and r[0] == "l2" and r[1] == "reread_write":
+                bw[int(r[2].split("_")[0])] = float(r[3])
+    hit = 1 / bw[min(bw)]
+    misses = [1 / v for s, v in bw.items() if s >= 44]
+    miss = sum(misses) / len(misses)
+    points = []
+    for s in HIT_CURVE_MIB:
+        h = max(0.0, min(1.0, (miss - 1 / bw[s]) / (miss - hit)))
+        x = (1 + written_weight) * s * (1 << 20) * 1000 / l2_bytes
+        points.append([round(x), round(1000 * h)])
+    for i in range(1, len(points)):  # a measured wiggle must not make the curve rise
+        points[i][1] = min(points[i][1], points[i - 1][1])
+    return points
+
+
 def fmt(x):
     s = f"{x:.6f}".rstrip("0")
     return s + "0" if s.endswith(".") else s
@@ -620,6 +649,9 @@ def main():
     # From data/h100_l2_reuse_raw.csv (l2_reuse.cu, its own binary): where half the re-reads
     # still hit, reads only against reads with as many bytes written in between.
     w("l2_written_weight = 2  # l2_reuse.cu: half the re-reads hit at 50.8 MiB read only, at 16.7 + 16.7 MiB read + written")
+    curve = l2_hit_curve(os.path.join(HERE, "data", "h100_l2_reuse_raw.csv"), int(prop("l2_cache_size")), 2)
+    w("l2_hit_curve = [" + ", ".join(f"[{x}, {h}]" for x, h in curve) + "]"
+      "  # l2_reuse.cu: thousandths of re-reads hitting against the footprint (written x2) in thousandths of L2, re-reading S while writing S")
     w("")
     w("[classes]")
     width = max(len(t) for t, _ in TAXONOMY) + 2

@@ -41,4 +41,4 @@ pub use profile::{
     SubsystemId,
 };
 pub use render::{mapping, mapping_table, Mapping, MappingRow};
-pub use timing::{ClassTiming, L2Reuse, MapSource, NodeTiming};
+pub use timing::{ClassTiming, GradedHits, L2Reuse, MapSource, NodeTiming, MAX_CURVE_POINTS};

@@ -34,7 +34,7 @@ use crate::cycles::Cycles;
 use crate::fragment;
 use crate::map_f::{map_f, Unclassified, Warning};
 use crate::profile::{GpuProfile, SubsystemId};
-use crate::timing::{ClassTiming, L2Reuse, MapSource, NodeTiming};
+use crate::timing::{ClassTiming, GradedHits, L2Reuse, MapSource, NodeTiming};
 use idg::{KernelIdgs, MemAccess, MemSpace, Node};
 use ptx::ast::Opcode;
 use serde::{Deserialize, Serialize};
@@ -629,11 +629,26 @@ fn l2_reread(
         .saturating_add(extra)
         .max(1)
         .saturating_mul(u64::from(gpu.sm_count.max(1)));
+    let curve = &gpu.limits.l2_hit_curve;
+    let graded = (f.written_bytes.min(own) > 0 && !curve.is_empty()).then(|| {
+        let mut points = [[0u32; 2]; crate::timing::MAX_CURVE_POINTS];
+        for (p, c) in points.iter_mut().zip(curve) {
+            *p = *c;
+        }
+        GradedHits {
+            per_warp_bytes: per_warp,
+            shared_bytes: shared,
+            l2_bytes: capacity,
+            points,
+            len: curve.len().min(crate::timing::MAX_CURVE_POINTS) as u8,
+        }
+    });
     Some(L2Reuse {
         subsystem: pipe,
         lambda,
         latency,
         max_warps_per_sm: capacity.saturating_sub(shared) / per_warp,
+        graded,
     })
 }
 

@@ -87,6 +87,14 @@ pub struct Limits {
     /// for a byte read (written lines push re-read data out sooner); 1 when not given.
     #[serde(default = "default_written_weight")]
     pub l2_written_weight: u32,
+    /// The fraction of re-reads that still hit L2 against the footprint written data crowds
+    /// them with: points `[x, h]`, x the footprint (written bytes weighing
+    /// `l2_written_weight`) in thousandths of `l2_bytes`, h the hit fraction in thousandths,
+    /// x increasing, h not increasing; linear in between, the first point's h below it, the
+    /// last one's above. Applies to re-reads with written bytes in between (read-only
+    /// re-reads keep the step at `l2_bytes`); empty: the step for every re-read.
+    #[serde(default)]
+    pub l2_hit_curve: Vec<[u32; 2]>,
 }
 
 fn default_reg_unit() -> u32 {
@@ -640,6 +648,21 @@ impl Resolver<'_> {
             ),
         ] {
             self.positive(k, v)?;
+        }
+        let curve = &raw.limits.l2_hit_curve;
+        if curve.len() > crate::timing::MAX_CURVE_POINTS
+            || curve.iter().any(|p| p[1] > 1000)
+            || curve
+                .windows(2)
+                .any(|w| w[0][0] >= w[1][0] || w[0][1] < w[1][1])
+        {
+            return Err(self.invalid(
+                "limits.l2_hit_curve".into(),
+                format!(
+                    "at most {} points [x, h], x increasing, h in 0..=1000 and not increasing",
+                    crate::timing::MAX_CURVE_POINTS
+                ),
+            ));
         }
         if !(raw.issue_limit.is_finite() && raw.issue_limit > 0.0) {
             return Err(self.invalid("issue_limit".into(), "must be a number > 0"));

@@ -113,6 +113,20 @@ fn mapper_g_times_reuse_at_l2_and_re_reads_on_their_pipe() {
                     r.max_warps_per_sm,
                     (capacity - shared_bytes) / (room * u64::from(h100.sm_count))
                 );
+                // With written bytes in between, the measured hit fraction replaces the step:
+                // all hits at a small footprint, about half at the step, none far beyond.
+                match r.graded {
+                    None => assert_eq!(written_bytes, 0),
+                    Some(g) => {
+                        assert!(written_bytes > 0);
+                        assert_eq!(g.per_warp_bytes, room * u64::from(h100.sm_count));
+                        assert_eq!((g.shared_bytes, g.l2_bytes), (shared_bytes, capacity));
+                        assert_eq!(g.hit_permille(1), 1000);
+                        let half = g.hit_permille(r.max_warps_per_sm);
+                        assert!((450..=560).contains(&half), "{half}");
+                        assert!(g.hit_permille(r.max_warps_per_sm * 3) < 20);
+                    }
+                }
                 seen.1 += 1;
             }
             Some(Reuse::Siblings) => panic!("one warp per group has no siblings"),

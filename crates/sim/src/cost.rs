@@ -34,12 +34,42 @@ pub struct OccupancyCost {
     pub subsystem: u16,
     pub lambda: u64,
     pub latency: u64,
+    /// A re-read with written data in between: the share that hits by occupancy, instead of
+    /// the step at `max_warps` (`gpu::GradedHits`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub graded: Option<gpu::GradedHits>,
 }
 
 impl NodeCost {
     /// The cost at `resident_warps` warps per core.
     pub fn at_occupancy(&self, resident_warps: u64) -> NodeCost {
         match self.below_occupancy {
+            Some(OccupancyCost {
+                graded: Some(g), ..
+            }) => {
+                let o = self.below_occupancy.expect("matched");
+                let h = g.hit_permille(resident_warps).min(1000);
+                match h {
+                    1000 => NodeCost {
+                        subsystem: o.subsystem,
+                        lambda: o.lambda,
+                        latency: o.latency,
+                        below_occupancy: None,
+                    },
+                    0 => NodeCost {
+                        below_occupancy: None,
+                        ..*self
+                    },
+                    // The misses on the node's own pipe at its own timing; the hits overlap
+                    // there (on the re-read pipe) and add their L2 latency.
+                    h => NodeCost {
+                        subsystem: self.subsystem,
+                        lambda: mix(self.lambda, 0, h),
+                        latency: mix(self.latency, o.latency, h),
+                        below_occupancy: None,
+                    },
+                }
+            }
             Some(o) if resident_warps <= o.max_warps => NodeCost {
                 subsystem: o.subsystem,
                 lambda: o.lambda,
@@ -52,6 +82,13 @@ impl NodeCost {
             },
         }
     }
+}
+
+/// `miss` and `hit` weighted by thousandths `h` of hits.
+fn mix(miss: u64, hit: u64, h: u64) -> u64 {
+    let v =
+        (u128::from(miss) * u128::from(1000 - h) + u128::from(hit) * u128::from(h) + 500) / 1000;
+    v as u64
 }
 
 /// Costs of one warp class, indexed by `NodeId`.
@@ -304,6 +341,7 @@ mod occupancy_tests {
                 subsystem: 3,
                 lambda: 30,
                 latency: 2000,
+                graded: None,
             }),
         };
         // A re-read that hits runs on the alternative's pipe.

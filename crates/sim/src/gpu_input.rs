@@ -63,6 +63,7 @@ pub fn costs_from_timing(timings: &[ClassTiming]) -> Vec<ClassCosts> {
                         subsystem: r.subsystem.0,
                         lambda: r.lambda.ticks(),
                         latency: r.latency.ticks(),
+                        graded: r.graded,
                     }),
                 })
                 .collect()

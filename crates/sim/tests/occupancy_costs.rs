@@ -17,6 +17,7 @@ fn each_sweep_point_uses_the_cost_of_its_occupancy() {
             subsystem: f.subsystem,
             lambda: f.lambda,
             latency: f.latency,
+            graded: None,
         });
     }
     let opts = SimOptions::default();

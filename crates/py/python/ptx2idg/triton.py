@@ -96,7 +96,7 @@ def _bind(fn, args, meta, config):
 
 def _ptxas(ptx, arch):
     """Registers per thread that Triton's bundled ptxas allocates for the kernel, the bytes it
-    spills (stores plus loads), and, when it spills, the SASS of that same compilation."""
+    spills (stores plus loads), and the SASS of that same compilation."""
     from triton import knobs
     from triton.backends.nvidia.compiler import get_ptxas
 
@@ -116,10 +116,8 @@ def _ptxas(ptx, arch):
             raise Ptx2idgError("ptxas -v did not report the kernel's registers")
         spills = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", log)
         spill_bytes = int(spills.group(1)) + int(spills.group(2)) if spills else 0
-        sass = None
-        if spill_bytes:
-            sass = subprocess.run([knobs.nvidia.nvdisasm.path, "-c", cubin],
-                                  capture_output=True, text=True, check=True).stdout
+        sass = subprocess.run([knobs.nvidia.nvdisasm.path, "-c", cubin],
+                              capture_output=True, text=True, check=True).stdout
     return int(m.group(1)), spill_bytes, sass
 
 
@@ -241,6 +239,118 @@ def with_local_traffic(ptx, sass):
     return "\n".join(out) + "\n"
 
 
+_SASS_LDG = re.compile(r"^LDG(?:\.[A-Z0-9_]+)*$")
+_LDG_WIDTH = {"128": 4, "64": 2}
+
+
+def _sass_loops(sass):
+    """The machine code's instructions ``(op, args)`` and its loops ``(first, last)`` (index
+    ranges, program order; a loop is the code from a label to the last branch back to it)."""
+    insts, labels = [], {}
+    for line in sass.splitlines():
+        lab = _SASS_LABEL.match(line)
+        if lab:
+            labels[lab.group(1)] = len(insts)
+            continue
+        m = _SASS_INST.match(line)
+        if m:
+            insts.append((m.group(2), m.group(3)))
+    ends = {}
+    for i, (op, args) in enumerate(insts):
+        target = re.search(r"(\.L\w+)", args) if op.startswith("BRA") else None
+        start = labels.get(target.group(1)) if target else None
+        if start is not None and start < i:
+            ends[start] = max(i, ends.get(start, i))
+    return insts, sorted(ends.items())
+
+
+def sass_reused_load_registers(sass):
+    """Per loop of the machine code (program order, as ``sass_local_accesses`` finds them),
+    the global loads (``LDG``) in order, each ``True`` when it writes a register the loop's
+    previous load wrote: ptxas gave both the same destination (register pressure), so this
+    load can issue only once the previous load's data arrived and was read, one load in
+    flight at a time where the PTX has them all in flight."""
+    insts, loops = _sass_loops(sass)
+    out = []
+    for a, b in loops:
+        prev, marks = None, []
+        for op, args in insts[a:b + 1]:
+            if not _SASS_LDG.match(op):
+                continue
+            dst = re.match(r"\s*R(\d+)", args)
+            if dst is None:
+                prev = None
+                marks.append(False)
+                continue
+            width = next((_LDG_WIDTH[p] for p in op.split(".")[1:] if p in _LDG_WIDTH), 1)
+            regs = set(range(int(dst.group(1)), int(dst.group(1)) + width))
+            marks.append(prev is not None and bool(regs & prev))
+            prev = regs
+        out.append(marks)
+    return out
+
+
+_PTX_LDG = re.compile(r"^(\s*)(?:@(!?%\w+)\s+)?(ld\.global\S*)\s+\{?\s*(%\w+)")
+
+
+def with_serialized_loads(ptx, sass):
+    """``ptx`` with each global load that the machine code serializes behind the previous
+    load of its loop (``sass_reused_load_registers``) made to depend on that load's data, so
+    the model keeps the one-load-at-a-time order the hardware runs. Loops are matched in
+    program order; a loop whose machine code has another number of global loads than its PTX
+    (unrolled by ptxas) or a kernel whose loop counts differ is left as it is. The dependence
+    is a predicate that reads the previous load's first register (never false for the
+    model: loaded data is unknown to the address analysis, so the load keeps its lanes)."""
+    marks = sass_reused_load_registers(sass)
+    lines = ptx.splitlines()
+    headers = _ptx_loop_headers(lines)
+    if len(headers) != len(marks) or not any(any(m) for m in marks):
+        return ptx
+    labels = {}
+    extents = {}
+    for i, line in enumerate(lines):
+        lab = _PTX_LABEL.match(line)
+        if lab:
+            labels[lab.group(1)] = i
+        br = _PTX_BRANCH.search(line)
+        if br and br.group(1) in labels and labels[br.group(1)] in headers:
+            extents[labels[br.group(1)]] = i
+    edits, n = {}, 0
+    for head, m in zip(headers, marks):
+        loads = [i for i in range(head, extents[head]) if _PTX_LDG.match(lines[i])]
+        if len(loads) != len(m):
+            continue
+        for k in range(1, len(loads)):
+            if not m[k]:
+                continue
+            prev = _PTX_LDG.match(lines[loads[k - 1]]).group(4)
+            cur = _PTX_LDG.match(lines[loads[k]])
+            n += 1
+            guard = f"%ser_p{n}"
+            pre = [f"\tsetp.ne.b32 \t%ser_d{n}, {prev}, 2147483647;"]
+            if cur.group(2):
+                p = cur.group(2)
+                if p.startswith("!"):
+                    pre.append(f"\tnot.pred \t{guard}, {p[1:]};")
+                    p = guard
+                pre.append(f"\tand.pred \t{guard}, {p}, %ser_d{n};")
+                line = lines[loads[k]].replace("@" + cur.group(2), "@" + guard, 1)
+            else:
+                pre.append(f"\tmov.pred \t{guard}, %ser_d{n};")
+                line = cur.group(1) + "@" + guard + " " + lines[loads[k]][len(cur.group(1)):]
+            edits[loads[k]] = pre + [line]
+    if not n:
+        return ptx
+    body = next(i for i, line in enumerate(lines) if line.strip() == "{")
+    decl = "\t.reg .pred \t" + ", ".join(f"%ser_d{k}, %ser_p{k}" for k in range(1, n + 1)) + ";"
+    out = []
+    for i, line in enumerate(lines):
+        out.extend(edits.get(i, [line]))
+        if i == body:
+            out.append(decl)
+    return "\n".join(out) + "\n"
+
+
 def _grid(grid, values):
     g = grid(values) if callable(grid) else grid
     if isinstance(g, int):
@@ -267,7 +377,8 @@ def predict(fn, config, *args, grid, gpu="hopper-h100", arch=90, **meta):
     compiled, values, scalars = compile_config(fn, config, *args, arch=arch, **meta)
     ptx = compiled.asm["ptx"]
     regs, spill_bytes, sass = _ptxas(ptx, arch)
-    if sass is not None:
+    ptx = with_serialized_loads(ptx, sass)
+    if spill_bytes:
         ptx = with_local_traffic(ptx, sass)
     shared = int(compiled.metadata.shared)
     g = _grid(grid, values)
