@@ -44,10 +44,11 @@ impl NodeCost {
     /// The cost at `resident_warps` warps per core.
     pub fn at_occupancy(&self, resident_warps: u64) -> NodeCost {
         match self.below_occupancy {
-            Some(OccupancyCost {
-                graded: Some(g), ..
-            }) => {
-                let o = self.below_occupancy.expect("matched");
+            Some(
+                o @ OccupancyCost {
+                    graded: Some(g), ..
+                },
+            ) => {
                 let h = g.hit_permille(resident_warps).min(1000);
                 match h {
                     1000 => NodeCost {

@@ -134,24 +134,7 @@ def sass_local_accesses(sass):
     (``nvdisasm -c`` or ``cuobjdump -sass``), by where they run: ``(outside, loops)``, with
     ``loops`` one list per loop of the machine code in program order (a loop is the code from a
     label to a branch back to it; an access belongs to the innermost loop around it)."""
-    insts, labels = [], {}
-    for line in sass.splitlines():
-        lab = _SASS_LABEL.match(line)
-        if lab:
-            labels[lab.group(1)] = len(insts)
-            continue
-        m = _SASS_INST.match(line)
-        if m:
-            insts.append((m.group(2), m.group(3)))
-    ends = {}
-    for i, (op, args) in enumerate(insts):
-        target = re.search(r"(\.L\w+)", args) if op.startswith("BRA") else None
-        start = labels.get(target.group(1)) if target else None
-        # A branch to itself is the trap ptxas puts after EXIT, not a loop of the kernel.
-        # Several branches back to one label close one loop.
-        if start is not None and start < i:
-            ends[start] = max(i, ends.get(start, i))
-    loops = sorted(ends.items())
+    insts, loops = _sass_loops(sass)
     outside, inside = [], [[] for _ in loops]
     for i, (op, _) in enumerate(insts):
         parts = op.split(".")
@@ -259,6 +242,8 @@ def _sass_loops(sass):
     for i, (op, args) in enumerate(insts):
         target = re.search(r"(\.L\w+)", args) if op.startswith("BRA") else None
         start = labels.get(target.group(1)) if target else None
+        # A branch to itself is the trap ptxas puts after EXIT, not a loop of the kernel.
+        # Several branches back to one label close one loop.
         if start is not None and start < i:
             ends[start] = max(i, ends.get(start, i))
     return insts, sorted(ends.items())
