@@ -81,6 +81,7 @@ impl Backend for Toy {
                             lambda: tpc,
                             latency: lat * tpc,
                             below_occupancy: None,
+                            dram_bytes: 0,
                         }
                     })
                     .collect()

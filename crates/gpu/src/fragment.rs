@@ -160,6 +160,7 @@ pub fn repeat(t: NodeTiming, n: u32) -> NodeTiming {
     NodeTiming {
         lambda,
         latency,
+        dram_bytes: t.dram_bytes.saturating_mul(n),
         // The L2-resident alternative is n requests as well.
         l2_reuse: t.l2_reuse.map(|r| {
             let (lambda, latency) = pipelined(r.lambda, r.latency);
@@ -253,6 +254,7 @@ mod tests {
             source: MapSource::F,
             class: InstClass::TensorWgmma,
             l2_reuse: None,
+            dram_bytes: 0,
         };
         let r = warpgroup_share(t, 64);
         assert_eq!(r.lambda, Cycles::from_cycles(16));
@@ -272,6 +274,7 @@ mod tests {
             source: MapSource::F,
             class: InstClass::LdGlobal,
             l2_reuse: None,
+            dram_bytes: 0,
         };
         let r = repeat(t, 4);
         assert_eq!(r.lambda, Cycles::from_cycles(8));

@@ -203,6 +203,7 @@ pub fn map_f(op: &Op, gpu: &GpuProfile) -> NodeTiming {
         source,
         class,
         l2_reuse: None,
+        dram_bytes: 0,
     }
 }
 

@@ -385,6 +385,7 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack
             source: MapSource::GStatic,
             class: c,
             l2_reuse: None,
+            dram_bytes: 0,
         };
     }
     if m.atomic && f.class != InstClass::AtomGlobal {
@@ -467,7 +468,16 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack
             let reread_pipe = gpu
                 .reread_subsystem
                 .filter(|_| f.class == InstClass::LdGlobal && coalesced(node, &m, sectors));
-            if let Some((d, g)) = u.global {
+            // Data on chip moves no DRAM bytes: lines the group's warps share (L1), data the
+            // whole grid reads (L2 after the first groups).
+            let on_chip = f.class == InstClass::LdGlobal
+                && matches!(m.reuse, Some(idg::Reuse::Siblings | idg::Reuse::Groups));
+            let dram_bytes = if on_chip {
+                0
+            } else {
+                sectors * ::profile::metrics::SECTOR_BYTES as u64 / 1000
+            };
+            let t = if let Some((d, g)) = u.global {
                 // The profile decides where the bytes come from (§6.3, the R cases); the
                 // request size decides how many of them one warp instruction moves.
                 // Kernel-wide ratios cannot see that one instruction of a transpose is
@@ -479,7 +489,7 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack
                 );
                 // A coalesced re-read still in L2 leaves the DRAM stream's pipe for the
                 // profile's re-read pipe; the kernel's other accesses keep the counters' mix.
-                return match (m.reuse, reread_pipe) {
+                match (m.reuse, reread_pipe) {
                     (
                         Some(idg::Reuse::Warp {
                             distance_bytes,
@@ -501,21 +511,23 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack
                         ..t
                     },
                     _ => t,
-                };
-            }
-            if u.given {
-                lacks.insert(Lack::DramRatio);
-            }
-            match m.reuse {
-                Some(reuse) if f.class == InstClass::LdGlobal => static_reuse(
-                    gpu,
-                    sized(f, sectors),
-                    reuse,
-                    sectors,
-                    reread_pipe.unwrap_or(f.subsystem),
-                ),
-                _ => sized(f, sectors),
-            }
+                }
+            } else {
+                if u.given {
+                    lacks.insert(Lack::DramRatio);
+                }
+                match m.reuse {
+                    Some(reuse) if f.class == InstClass::LdGlobal => static_reuse(
+                        gpu,
+                        sized(f, sectors),
+                        reuse,
+                        sectors,
+                        reread_pipe.unwrap_or(f.subsystem),
+                    ),
+                    _ => sized(f, sectors),
+                }
+            };
+            NodeTiming { dram_bytes, ..t }
         }
         InstClass::LdLocal | InstClass::StLocal => sized(f, sectors),
         // Measured for coalesced warps (4 sectors) and scattered ones (32); nothing says a

@@ -46,6 +46,17 @@ pub struct NodeTiming {
     /// L2, which depends on how many warps run at once (decided per execution configuration).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub l2_reuse: Option<L2Reuse>,
+    /// Bytes one execution moves between L2 and DRAM by the static access analysis: a global
+    /// load's or `cp.async`'s sectors on first touch, a store's sectors (written back); none
+    /// for data on chip (a line its group's warps share, data the whole grid reads, a uniform
+    /// word). A re-read (`l2_reuse`) moves them only while it misses. What the bandwidth
+    /// floor reads when no counters measured the launch's traffic.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub dram_bytes: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 /// The L2 timing of a re-read and the occupancy up to which it applies: the data the

@@ -43,6 +43,21 @@ fn timing_of(idgs: &idg::KernelIdgs, t: &[gpu::ClassTiming], mnemonic: &str) -> 
     t[0].nodes[i]
 }
 
+/// Without counters a global access moves its sectors to or from DRAM: a coalesced warp's
+/// 4-byte load and store 128 bytes each; a word every lane reads stays on chip; arithmetic
+/// moves none.
+#[test]
+fn global_accesses_carry_their_static_dram_bytes() {
+    let body = format!("{GLOBAL_LOAD}\tst.global.f32 [%rd4], %f1;\n\tld.global.u32 %r5, [%rd2];\n");
+    let idgs = build(&body, 32);
+    let g = GpuProfile::bundled("hopper-h100").unwrap();
+    let (t, _) = map_kernel(&idgs, &g, None);
+    assert_eq!(timing_of(&idgs, &t, "ld.global.f32").dram_bytes, 128);
+    assert_eq!(timing_of(&idgs, &t, "st.global.f32").dram_bytes, 128);
+    assert_eq!(timing_of(&idgs, &t, "ld.global.u32").dram_bytes, 0);
+    assert_eq!(timing_of(&idgs, &t, "mul.wide.u32").dram_bytes, 0);
+}
+
 #[test]
 fn unknown_opcodes_get_the_conservative_class_and_one_warning() {
     let body = format!("{GLOBAL_LOAD}\tfrobnicate.b32 %r2, %r1;\n\tfrobnicate.b32 %r3, %r2;\n");

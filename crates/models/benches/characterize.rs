@@ -64,6 +64,7 @@ fn looped_example(reps: u64) -> (Idg, ClassTiming) {
                 InstClass::F32Add
             },
             l2_reuse: None,
+            dram_bytes: 0,
         });
     }
     b.end_repeat().expect("balanced");

@@ -80,6 +80,7 @@ fn build(body: &[Gen], reps: u64) -> (Idg, ClassTiming) {
                 InstClass::F32Add
             },
             l2_reuse: None,
+            dram_bytes: 0,
         });
     }
     b.end_repeat().unwrap();

@@ -23,6 +23,14 @@ pub struct NodeCost {
     /// data stays in L2, `gpu::L2Reuse`); `None` for most nodes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub below_occupancy: Option<OccupancyCost>,
+    /// Bytes one execution moves between L2 and DRAM (`gpu::NodeTiming::dram_bytes`); a
+    /// node with `below_occupancy` moves them only while it misses.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub dram_bytes: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 /// Subsystem, λ and Λ in ticks that replace a node's while at most `max_warps` warps are
@@ -56,6 +64,7 @@ impl NodeCost {
                         lambda: o.lambda,
                         latency: o.latency,
                         below_occupancy: None,
+                        dram_bytes: 0,
                     },
                     0 => NodeCost {
                         below_occupancy: None,
@@ -68,6 +77,7 @@ impl NodeCost {
                         lambda: mix(self.lambda, 0, h),
                         latency: mix(self.latency, o.latency, h),
                         below_occupancy: None,
+                        dram_bytes: mix(self.dram_bytes, 0, h),
                     },
                 }
             }
@@ -76,6 +86,7 @@ impl NodeCost {
                 lambda: o.lambda,
                 latency: o.latency,
                 below_occupancy: None,
+                dram_bytes: 0,
             },
             _ => NodeCost {
                 below_occupancy: None,
@@ -94,6 +105,59 @@ fn mix(miss: u64, hit: u64, h: u64) -> u64 {
 
 /// Costs of one warp class, indexed by `NodeId`.
 pub type ClassCosts = Vec<NodeCost>;
+
+/// The DRAM (read, write) bytes of the whole launch by the static access analysis
+/// (`NodeCost::dram_bytes` at the run's occupancy, re-reads counting their misses only): each
+/// class's bytes per warp, weighted by the class's share of the walked warps, times the
+/// launch's warps. `None` when no node moves DRAM bytes (no mapper g, or no global traffic).
+pub fn static_dram_bytes(
+    kernel: &KernelIdgs,
+    costs: &[ClassCosts],
+    exec: &crate::ExecConfig,
+) -> Option<(f64, f64)> {
+    fn walk(
+        idg: &Idg,
+        items: &[Item],
+        runs: f64,
+        costs: &[NodeCost],
+        warps: u64,
+        out: &mut (f64, f64),
+    ) {
+        for item in items {
+            match item {
+                Item::Repeat(r) => walk(idg, &r.body, runs * r.count as f64, costs, warps, out),
+                Item::Node(id) => {
+                    let Some(c) = costs.get(id.index()) else {
+                        continue;
+                    };
+                    let bytes = c.at_occupancy(warps).dram_bytes;
+                    if bytes == 0 {
+                        continue;
+                    }
+                    let v = runs * bytes as f64;
+                    if idg.node(*id).mem.is_some_and(|m| m.store) {
+                        out.1 += v;
+                    } else {
+                        out.0 += v;
+                    }
+                }
+            }
+        }
+    }
+    let resident = exec.occupancy_warps();
+    let (mut sum, mut walked) = ((0.0, 0.0), 0.0);
+    for (class, c) in kernel.classes.iter().zip(costs) {
+        let mut per_warp = (0.0, 0.0);
+        walk(&class.idg, &class.idg.body, 1.0, c, resident, &mut per_warp);
+        let w = class.warps.len().max(1) as f64;
+        sum.0 += w * per_warp.0;
+        sum.1 += w * per_warp.1;
+        walked += w;
+    }
+    let warps = exec.total_groups as f64 * f64::from(exec.warps_per_group);
+    let (r, w) = (sum.0 / walked * warps, sum.1 / walked * warps);
+    (walked > 0.0 && r + w > 0.0).then_some((r, w))
+}
 
 /// A node's cost as one run reads it: at the run's occupancy, λ scaled to a partition.
 /// Only what the engine reads, so that a node's table entry stays small (it is copied on
@@ -344,6 +408,7 @@ mod occupancy_tests {
                 latency: 2000,
                 graded: None,
             }),
+            dram_bytes: 128,
         };
         // A re-read that hits runs on the alternative's pipe.
         let low = c.at_occupancy(32);
@@ -351,5 +416,45 @@ mod occupancy_tests {
         let high = c.at_occupancy(33);
         assert_eq!((high.subsystem, high.lambda, high.latency), (2, 80, 5000));
         assert!(low.below_occupancy.is_none() && high.below_occupancy.is_none());
+        // Only a miss moves DRAM bytes.
+        assert_eq!((low.dram_bytes, high.dram_bytes), (0, 128));
+    }
+
+    /// Every execution counts (a node in a loop of 4, four times per warp), every warp of
+    /// the launch counts, and a re-read moves bytes only at occupancies where it misses.
+    #[test]
+    fn static_dram_bytes_count_executions_warps_and_misses() {
+        use crate::synth::{build, costs_for, hardware, Piece, SynthNode};
+        let k = build(
+            &[
+                Piece::Node(SynthNode::op(0, &[], &[1])),
+                Piece::Repeat(4, vec![Piece::Node(SynthNode::op(0, &[1], &[2]))]),
+            ],
+            2,
+            10,
+        );
+        let mut costs = costs_for(&k, &[(1.0, 10.0)], &hardware(1, None, 1));
+        costs[0][0].dram_bytes = 128;
+        costs[0][1].dram_bytes = 64;
+        costs[0][1].below_occupancy = Some(OccupancyCost {
+            max_warps: 4,
+            subsystem: 0,
+            lambda: 1,
+            latency: 1,
+            graded: None,
+        });
+        // 10 groups of 2 warps; 2 resident groups (4 warps): the re-read hits.
+        assert_eq!(
+            static_dram_bytes(&k.kernel, &costs, &k.exec(2)),
+            Some((20.0 * 128.0, 0.0))
+        );
+        // 3 resident groups (6 warps): it misses, 4 times per warp.
+        assert_eq!(
+            static_dram_bytes(&k.kernel, &costs, &k.exec(3)),
+            Some((20.0 * (128.0 + 4.0 * 64.0), 0.0))
+        );
+        costs[0][0].dram_bytes = 0;
+        costs[0][1].dram_bytes = 0;
+        assert_eq!(static_dram_bytes(&k.kernel, &costs, &k.exec(3)), None);
     }
 }

@@ -65,6 +65,7 @@ pub fn costs_from_timing(timings: &[ClassTiming]) -> Vec<ClassCosts> {
                         latency: r.latency.ticks(),
                         graded: r.graded,
                     }),
+                    dram_bytes: n.dram_bytes,
                 })
                 .collect()
         })

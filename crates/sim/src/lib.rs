@@ -180,6 +180,7 @@ pub fn simulate_with_records(
         scheduler: opts.scheduler.to_string(),
         in_order: opts.order != IssueOrder::Dataflow,
         partitions: n_parts as u32,
+        static_dram_bytes: cost::static_dram_bytes(kernel, costs, exec),
     };
     Ok((result, out.records))
 }

@@ -189,9 +189,26 @@ impl ModelConfig {
         core_us.max(floor) + overhead
     }
 
+    /// The traffic the device-wide floors of run `r` read: the counters' where measured, else
+    /// the DRAM bytes the static access analysis counted for the run's occupancy (a re-read
+    /// that still hits L2 at that occupancy moves none).
+    pub fn traffic_of(
+        measured: Option<&gpu::Traffic>,
+        r: &crate::SimResult,
+    ) -> Option<gpu::Traffic> {
+        measured.copied().or_else(|| {
+            r.static_dram_bytes.map(|dram| gpu::Traffic {
+                dram: Some(dram),
+                l2: None,
+                atomic_busiest_slice_sectors: None,
+            })
+        })
+    }
+
     /// `r` (one simulated core) with the device-wide limits applied: its time becomes
     /// [`ModelConfig::device_time_us`], its cycles that time at the core's clock and its WPC
-    /// the warps over those cycles.
+    /// the warps over those cycles. Without counters (`traffic` `None`) the floors read the
+    /// run's own DRAM bytes by the static access analysis ([`ModelConfig::traffic_of`]).
     pub fn apply_device_limits(
         &self,
         r: &mut crate::SimResult,
@@ -202,7 +219,8 @@ impl ModelConfig {
             return;
         }
         let clock = r.cycles / r.time_us;
-        r.time_us = self.device_time_us(r.time_us, traffic, profile);
+        let traffic = Self::traffic_of(traffic, r);
+        r.time_us = self.device_time_us(r.time_us, traffic.as_ref(), profile);
         r.cycles = r.time_us * clock;
         r.wpc = r.warps as f64 / r.cycles;
     }
@@ -342,6 +360,44 @@ mod tests {
         assert_eq!(neither.device_time_us(10.0, Some(&t), &p), 10.0);
         // Without counters there is no floor.
         assert!((c.device_time_us(10.0, None, &p) - (10.0 + oh)).abs() < 1e-9);
+    }
+
+    /// Without counters the floor reads the run's own static DRAM bytes; counters, where
+    /// given, win over them.
+    #[test]
+    fn without_counters_the_floor_reads_the_static_bytes() {
+        let p = h100();
+        let bw = p.bandwidth.unwrap().dram;
+        let bytes = bw.mixed * 1e6; // 1 ms at the 1:1 rate
+        let c = ModelConfig {
+            launch_overhead: false,
+            ..ModelConfig::validated(&p)
+        };
+        let k = crate::synth::chain(4, 1, 1);
+        let hw = crate::synth::hardware(1, None, 1);
+        let costs = crate::synth::costs_for(&k, &[(1.0, 1.0)], &hw);
+        let mut r =
+            crate::simulate(&k.kernel, &costs, &hw, &k.exec(1), &SimOptions::default()).unwrap();
+        r.time_us = 10.0;
+        r.static_dram_bytes = Some((bytes / 2.0, bytes / 2.0));
+        let mut alone = r.clone();
+        c.apply_device_limits(&mut alone, None, &p);
+        assert!((alone.time_us - 1000.0).abs() < 1e-6, "{}", alone.time_us);
+        let measured = gpu::Traffic {
+            dram: Some((bytes / 20.0, bytes / 20.0)),
+            l2: None,
+            atomic_busiest_slice_sectors: None,
+        };
+        let mut counted = r.clone();
+        c.apply_device_limits(&mut counted, Some(&measured), &p);
+        assert!(
+            (counted.time_us - 100.0).abs() < 1e-6,
+            "{}",
+            counted.time_us
+        );
+        r.static_dram_bytes = None;
+        c.apply_device_limits(&mut r, None, &p);
+        assert_eq!(r.time_us, 10.0);
     }
 
     /// Reads alone run at the read rate, writes alone at the write rate.

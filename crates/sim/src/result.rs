@@ -132,6 +132,11 @@ pub struct SimResult {
     pub scheduler: String,
     pub in_order: bool,
     pub partitions: u32,
+    /// DRAM (read, write) bytes of the whole launch at this occupancy by the static access
+    /// analysis ([`crate::cost::static_dram_bytes`]); the bandwidth floor's traffic where no
+    /// counters measured it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub static_dram_bytes: Option<(f64, f64)>,
 }
 
 impl SimResult {
@@ -164,6 +169,14 @@ impl SimResult {
         }
         let _ = writeln!(s, "WPC           {:.6}", self.wpc);
         let _ = writeln!(s, "IPC           {:.6}", self.ipc);
+        if let Some((r, w)) = self.static_dram_bytes {
+            let _ = writeln!(
+                s,
+                "DRAM (static) {:.1} MB read, {:.1} MB written by the launch",
+                r / 1e6,
+                w / 1e6
+            );
+        }
         let _ = writeln!(
             s,
             "scheduler     {}{}, {} partition(s)",

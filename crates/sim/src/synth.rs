@@ -173,6 +173,7 @@ pub fn costs_for(k: &SynthKernel, per_subsystem: &[(f64, f64)], hw: &Hardware) -
                 lambda: t(l),
                 latency: t(lat),
                 below_occupancy: None,
+                dram_bytes: 0,
             }
         })
         .collect()]

@@ -386,6 +386,7 @@ fn axpy_one_warp_takes_the_papers_cycles() {
                 lambda: lambda * TPC,
                 latency: latency * TPC,
                 below_occupancy: None,
+                dram_bytes: 0,
             }
         })
         .collect();

@@ -167,6 +167,7 @@ fn simulate(fe: &walk::FrontEnd, rotate: bool, groups: u32) -> u64 {
                     lambda: 1,
                     latency: 4,
                     below_occupancy: None,
+                    dram_bytes: 0,
                 })
                 .collect()
         })

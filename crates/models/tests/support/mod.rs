@@ -91,6 +91,7 @@ pub fn build(body: &[Inst], reps: u64) -> (Idg, ClassTiming) {
                 InstClass::F32Add
             },
             l2_reuse: None,
+            dram_bytes: 0,
         });
     }
     if reps > 1 {

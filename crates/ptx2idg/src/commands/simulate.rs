@@ -314,12 +314,20 @@ fn explain_floors(config: &sim::ModelConfig, traffic: Option<&gpu::Traffic>, pro
     };
     let floor =
         |f: fn(&GpuProfile, &gpu::Traffic) -> Option<f64>| traffic.and_then(|t| f(profile, t));
+    // Without counters the bandwidth floor reads each run's own DRAM bytes
+    // (`sim::ModelConfig::traffic_of`), printed with the run.
+    let bandwidth = match traffic {
+        None if config.bandwidth_floor && profile.bandwidth.is_some() => {
+            "from each run's static DRAM bytes (no counters)".to_string()
+        }
+        _ => us(
+            config.bandwidth_floor,
+            floor(GpuProfile::bandwidth_floor_us),
+        ),
+    };
     eprintln!(
         "device floors: bandwidth {}, atomic {}; launch overhead {}",
-        us(
-            config.bandwidth_floor,
-            floor(GpuProfile::bandwidth_floor_us)
-        ),
+        bandwidth,
         us(config.atomic_floor, floor(GpuProfile::atomic_floor_us)),
         us(config.launch_overhead, Some(profile.launch.overhead_us)),
     );
