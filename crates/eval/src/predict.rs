@@ -313,6 +313,14 @@ impl GpuBackend {
     }
 }
 
+/// The launch's traffic at `point` as `config` sees it: the counters are mapper g's input, so
+/// without it neither the loaded latency nor the floors have bytes.
+fn traffic(config: &Variant, point: &MeasuredPoint) -> Option<gpu::Traffic> {
+    config
+        .mapper_g
+        .then(|| gpu::Traffic::from_launch(&point.ncu))
+}
+
 impl Backend for GpuBackend {
     fn timings(
         &self,
@@ -337,19 +345,11 @@ impl Backend for GpuBackend {
     }
 
     fn dram_load(&self, config: &Variant, point: &MeasuredPoint) -> Option<sim::DramLoad> {
-        // The counters are mapper g's input: without it there are no DRAM bytes either.
-        let traffic = config
-            .mapper_g
-            .then(|| gpu::Traffic::from_launch(&point.ncu));
-        config.dram_load(&self.profile, traffic.as_ref())
+        config.dram_load(&self.profile, traffic(config, point).as_ref())
     }
 
     fn device_time_us(&self, config: &Variant, core_us: f64, point: &MeasuredPoint) -> f64 {
-        // The counters are mapper g's input: without it the floor has no bytes either.
-        let traffic = config
-            .mapper_g
-            .then(|| gpu::Traffic::from_launch(&point.ncu));
-        config.device_time_us(core_us, traffic.as_ref(), &self.profile)
+        config.device_time_us(core_us, traffic(config, point).as_ref(), &self.profile)
     }
 
     fn sass_expansion(&self) -> gpu::SassExpansion {

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::{Category, Idg, Item, KernelIdgs, MemSpace, Node};
+use crate::{Category, Idg, Item, KernelIdgs, MemSpace, Node, NodeId};
 
 /// A counter the IDG predicts and profilers measure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -81,47 +81,48 @@ pub fn idg_counts(idg: &Idg, divergent: u64) -> Counts {
 /// requests): what one PTX instruction becomes on a GPU (`gpu::fragment`: a `wmma.load` is
 /// four loads). Branches and divergent branches count once.
 pub fn idg_counts_lowered(idg: &Idg, divergent: u64, lowered: &dyn Fn(&Node) -> u32) -> Counts {
-    fn items(
-        idg: &Idg,
-        list: &[Item],
-        runs: f64,
-        lowered: &dyn Fn(&Node) -> u32,
-        out: &mut Counts,
-    ) {
+    let mut out = Counts::default();
+    for_each_execution(idg, &mut |id, runs| {
+        let n = idg.node(id);
+        if n.category == Category::Control {
+            out.add(Counter::Branches, runs);
+        }
+        let runs = runs * f64::from(lowered(n));
+        out.add(Counter::Instructions, runs);
+        out.add(
+            Counter::ThreadInstructions,
+            runs * f64::from(n.active_lanes),
+        );
+        let Some(m) = n.mem else { return };
+        if m.atomic {
+            return;
+        }
+        let c = match (m.space, m.store) {
+            (MemSpace::Global, false) => Counter::GlobalLoads,
+            (MemSpace::Global, true) => Counter::GlobalStores,
+            (MemSpace::Shared, false) => Counter::SharedLoads,
+            (MemSpace::Shared, true) => Counter::SharedStores,
+            _ => return,
+        };
+        out.add(c, runs);
+    });
+    out.add(Counter::DivergentBranches, divergent as f64);
+    out
+}
+
+/// Calls `f` with each place of a node in `idg`'s body and how many times one warp executes
+/// it there (the product of its enclosing repeats' counts), in program order. Walks the
+/// repeat tree, so its cost is the body's size, not the trip counts.
+pub fn for_each_execution(idg: &Idg, f: &mut dyn FnMut(NodeId, f64)) {
+    fn items(list: &[Item], runs: f64, f: &mut dyn FnMut(NodeId, f64)) {
         for item in list {
             match item {
-                Item::Repeat(r) => items(idg, &r.body, runs * r.count as f64, lowered, out),
-                Item::Node(id) => {
-                    let n = idg.node(*id);
-                    if n.category == Category::Control {
-                        out.add(Counter::Branches, runs);
-                    }
-                    let runs = runs * f64::from(lowered(n));
-                    out.add(Counter::Instructions, runs);
-                    out.add(
-                        Counter::ThreadInstructions,
-                        runs * f64::from(n.active_lanes),
-                    );
-                    let Some(m) = n.mem else { continue };
-                    if m.atomic {
-                        continue;
-                    }
-                    let c = match (m.space, m.store) {
-                        (MemSpace::Global, false) => Counter::GlobalLoads,
-                        (MemSpace::Global, true) => Counter::GlobalStores,
-                        (MemSpace::Shared, false) => Counter::SharedLoads,
-                        (MemSpace::Shared, true) => Counter::SharedStores,
-                        _ => continue,
-                    };
-                    out.add(c, runs);
-                }
+                Item::Repeat(r) => items(&r.body, runs * r.count as f64, f),
+                Item::Node(id) => f(*id, runs),
             }
         }
     }
-    let mut out = Counts::default();
-    items(idg, &idg.body, 1.0, lowered, &mut out);
-    out.add(Counter::DivergentBranches, divergent as f64);
-    out
+    items(&idg.body, 1.0, f);
 }
 
 /// Per-warp PTX counts of a launch: the mean over the walked warps, each class weighted by

@@ -115,40 +115,24 @@ pub fn static_dram_bytes(
     costs: &[ClassCosts],
     exec: &crate::ExecConfig,
 ) -> Option<(f64, f64)> {
-    fn walk(
-        idg: &Idg,
-        items: &[Item],
-        runs: f64,
-        costs: &[NodeCost],
-        warps: u64,
-        out: &mut (f64, f64),
-    ) {
-        for item in items {
-            match item {
-                Item::Repeat(r) => walk(idg, &r.body, runs * r.count as f64, costs, warps, out),
-                Item::Node(id) => {
-                    let Some(c) = costs.get(id.index()) else {
-                        continue;
-                    };
-                    let bytes = c.at_occupancy(warps).dram_bytes;
-                    if bytes == 0 {
-                        continue;
-                    }
-                    let v = runs * bytes as f64;
-                    if idg.node(*id).mem.is_some_and(|m| m.store) {
-                        out.1 += v;
-                    } else {
-                        out.0 += v;
-                    }
-                }
-            }
-        }
-    }
     let resident = exec.occupancy_warps();
     let (mut sum, mut walked) = ((0.0, 0.0), 0.0);
     for (class, c) in kernel.classes.iter().zip(costs) {
         let mut per_warp = (0.0, 0.0);
-        walk(&class.idg, &class.idg.body, 1.0, c, resident, &mut per_warp);
+        idg::counts::for_each_execution(&class.idg, &mut |id, runs| {
+            let bytes = c
+                .get(id.index())
+                .map_or(0, |n| n.at_occupancy(resident).dram_bytes);
+            if bytes == 0 {
+                return;
+            }
+            let v = runs * bytes as f64;
+            if class.idg.node(id).mem.is_some_and(|m| m.store) {
+                per_warp.1 += v;
+            } else {
+                per_warp.0 += v;
+            }
+        });
         let w = class.warps.len().max(1) as f64;
         sum.0 += w * per_warp.0;
         sum.1 += w * per_warp.1;
