@@ -256,3 +256,41 @@ fn loaded_latency_slows_a_stream_below_the_bandwidth() {
         "{line}"
     );
 }
+
+/// Without counters the bandwidth floor reads the DRAM bytes of the static access analysis
+/// (docs/simulator.md, "Without counters"): SHOC's triad reads two arrays of 2^25 floats and
+/// writes one; at 8 blocks per SM those bytes at the profile's 2:1 rate (2864 GB/s, 140.6 us)
+/// plus the launch overhead, not the simulated core, set its time.
+#[test]
+fn without_counters_the_floor_reads_the_static_dram_bytes() {
+    let triad = |extra: &[&'static str]| {
+        let mut a = vec![
+            "simulate",
+            "ptx_samples/heldout/a_stream.ptx",
+            "--kernel",
+            "shoc_triad",
+            "--grid",
+            "131072",
+            "--block",
+            "256",
+            "--gpu",
+            "h100",
+            "--blocks-per-sm",
+            "8",
+            "--format",
+            "text",
+        ];
+        a.extend_from_slice(extra);
+        let o = common::ptx2idg(a);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        text(&o.stdout)
+    };
+    let floored = triad(&[]);
+    assert!(
+        floored.contains("DRAM (static) 268.4 MB read, 134.2 MB written by the launch"),
+        "{floored}"
+    );
+    assert!(floored.contains("(143.7"), "{floored}");
+    let core = triad(&["--no-bandwidth-floor"]);
+    assert!(!core.contains("(143.7"), "{core}");
+}
