@@ -86,3 +86,20 @@ def test_spilling_config_is_timed_with_its_spills():
                              gpu="hopper-h100", regs=r.regs, shared=r.shared)
     # Without the spill accesses the two would be equal.
     assert r.time_us > 1.05 * float(plain.time_us[0])
+
+
+def test_a_loop_ptxas_unrolled_is_predicted_unrolled():
+    # 256 iterations of one 8-byte load per thread; ptxas keeps several in flight.
+    cfg = triton.Config({"BLOCK": 256}, num_warps=4)
+    args = ("*fp32", "*fp32", 65536)
+    rows = lambda meta: (1024,)  # noqa: E731
+    compiled, _, scalars = pt.compile_config(row_sum, cfg, *args)
+    ptx = compiled.asm["ptx"]
+    regs, _, sass = pt._ptxas(ptx, 90)
+    unrolled = pt.with_unrolled_loops(ptx, sass, pt._loop_trips(ptx, (1024,), 128, scalars))
+    assert "$L__unroll0:" in unrolled
+    assert unrolled.count("ld.global") > ptx.count("ld.global")
+    r = pt.predict(row_sum, cfg, *args, grid=rows)
+    expect = ptx2idg.simulate(unrolled, grid=(1024,), block=128, params=scalars,
+                              gpu="hopper-h100", regs=regs, shared=r.shared)
+    assert r.time_us == float(expect.time_us[0])

@@ -126,7 +126,8 @@ LocalAccess = namedtuple("LocalAccess", ["store", "bytes"])
 
 _SASS_INST = re.compile(r"^\s*/\*([0-9a-f]+)\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)\s*(.*?)\s*;")
 _SASS_LABEL = re.compile(r"^\s*(\.L\w+):")
-_LOCAL_WIDTH = {"128": 16, "64": 8, "U16": 2, "S16": 2, "U8": 1, "S8": 1}
+#: Bytes per thread of a SASS load or store by its width suffix (none: 4).
+_SASS_WIDTH = {"128": 16, "64": 8, "U16": 2, "S16": 2, "U8": 1, "S8": 1}
 
 
 def sass_local_accesses(sass):
@@ -140,7 +141,7 @@ def sass_local_accesses(sass):
         parts = op.split(".")
         if parts[0] not in ("LDL", "STL"):
             continue
-        width = next((_LOCAL_WIDTH[p] for p in parts[1:] if p in _LOCAL_WIDTH), 4)
+        width = next((_SASS_WIDTH[p] for p in parts[1:] if p in _SASS_WIDTH), 4)
         access = LocalAccess(parts[0] == "STL", width)
         around = [k for k, (a, b) in enumerate(loops) if a <= i <= b]
         if around:
@@ -154,18 +155,23 @@ _PTX_LABEL = re.compile(r"^\s*(\$?[A-Za-z_$][\w$]*):")
 _PTX_BRANCH = re.compile(r"\bbra(?:\.uni)?\s+(\$?[A-Za-z_$][\w$]*)\s*;")
 
 
-def _ptx_loop_headers(lines):
-    """Line indices of the loop headers of PTX ``lines`` (labels some later branch jumps
-    back to), in program order."""
-    labels, headers = {}, set()
+def _ptx_loops(lines):
+    """The loops of PTX ``lines``: ``{header: latch}``, line indices of a label some later
+    branch jumps back to and of the last such branch."""
+    labels, loops = {}, {}
     for i, line in enumerate(lines):
         lab = _PTX_LABEL.match(line)
         if lab:
             labels[lab.group(1)] = i
         br = _PTX_BRANCH.search(line)
         if br and br.group(1) in labels:
-            headers.add(labels[br.group(1)])
-    return sorted(headers)
+            loops[labels[br.group(1)]] = i
+    return loops
+
+
+def _ptx_loop_headers(lines):
+    """Line indices of the loop headers of PTX ``lines``, in program order."""
+    return sorted(_ptx_loops(lines))
 
 
 #: PTX type and (load, store) registers of a spill access by its bytes per thread.
@@ -291,15 +297,7 @@ def with_serialized_loads(ptx, sass):
     headers = _ptx_loop_headers(lines)
     if len(headers) != len(marks) or not any(any(m) for m in marks):
         return ptx
-    labels = {}
-    extents = {}
-    for i, line in enumerate(lines):
-        lab = _PTX_LABEL.match(line)
-        if lab:
-            labels[lab.group(1)] = i
-        br = _PTX_BRANCH.search(line)
-        if br and br.group(1) in labels and labels[br.group(1)] in headers:
-            extents[labels[br.group(1)]] = i
+    extents = _ptx_loops(lines)
     edits, n = {}, 0
     for head, m in zip(headers, marks):
         loads = [i for i in range(head, extents[head]) if _PTX_LDG.match(lines[i])]
@@ -336,6 +334,254 @@ def with_serialized_loads(ptx, sass):
     return "\n".join(out) + "\n"
 
 
+_PTX_REG = re.compile(r"%[A-Za-z_$][\w$]*")
+_PTX_REG_DECL = re.compile(r"^\s*\.reg\s+\.(\w+)\s+(%[A-Za-z_$][\w$]*)<\d+>\s*;")
+_PTX_LATCH_SETP = re.compile(r"^\s*setp\.lt\.([su]32)\s+(%\w+),\s*(%\w+),\s*(%\w+|-?\d+)\s*;")
+_PTX_STEP = re.compile(r"^\s*add\.[su]32\s+(%\w+),\s*(%\w+),\s*(\d+)\s*;")
+_PTX_LOAD_BYTES = re.compile(r"ld\.global\S*?(?:\.v(\d))?\.[bsuf](8|16|32|64)\b")
+
+
+def _is_instruction(line):
+    code = line.split("//")[0].strip()
+    return code.endswith(";") and not code.startswith(".")
+
+
+def _ptx_operands(line):
+    """``(dests, sources)``: the registers one PTX instruction line writes and reads (its guard
+    predicate and address registers are read; stores, reductions and copies write none)."""
+    code = line.split("//")[0].strip().rstrip(";")
+    guard = []
+    if code.startswith("@"):
+        g, code = code.split(None, 1)
+        guard = _PTX_REG.findall(g)
+    parts = code.split(None, 1)
+    if len(parts) < 2:
+        return [], guard
+    op, rest = parts
+    rest = rest.strip()
+    if op.startswith(("st.", "red.", "bar", "bra", "cp.", "membar", "fence")) or \
+            rest.startswith("["):
+        return [], guard + _PTX_REG.findall(rest)
+    if rest.startswith("{"):
+        dst, src = rest.split("}", 1)
+        return _PTX_REG.findall(dst), guard + _PTX_REG.findall(src)
+    dst, _, src = rest.partition(",")
+    return _PTX_REG.findall(dst), guard + _PTX_REG.findall(src)
+
+
+def _ptx_load_bytes(line):
+    m = _PTX_LOAD_BYTES.search(line)
+    return int(m.group(1) or 1) * int(m.group(2)) // 8
+
+
+def _sass_ldg_bytes(op):
+    return next((_SASS_WIDTH[p] for p in op.split(".")[1:] if p in _SASS_WIDTH), 4)
+
+
+def _loop_trips(ptx, grid, block, params):
+    """Per PTX loop header (line index, as ``_ptx_loop_headers``), how many times one warp runs
+    the loop's body in the launch's IDGs, where every warp class agrees."""
+    from . import idg
+
+    lines = ptx.splitlines()
+    first = {h: next((i for i in range(h + 1, len(lines)) if _is_instruction(lines[i])), None)
+             for h in _ptx_loop_headers(lines)}
+    graph = idg(ptx, grid=grid, block=block, params=params).graph
+    counts = {}
+    for c in graph["classes"]:
+        nodes, seen = c["idg"]["nodes"], {}
+
+        def walk(body, times):
+            for item in body:
+                if "node" in item:
+                    line = nodes[item["node"]]["ptx_line"]
+                    seen[line] = seen.get(line, 0) + times
+                else:
+                    walk(item["repeat"]["body"], times * item["repeat"]["count"])
+
+        walk(c["idg"]["body"], 1)
+        for h, f in first.items():
+            # ptx_line counts from 1.
+            counts.setdefault(h, set()).add(seen.get(f + 1, 0) if f is not None else 0)
+    return {h: v.pop() for h, v in counts.items() if len(v) == 1}
+
+
+def _split_dest(line):
+    """``(head, dest, rest)`` of an instruction line that writes registers: ``head`` the
+    indentation, guard and opcode, ``dest`` its first operand (``{...}`` for a vector)."""
+    m = re.match(r"^(\s*(?:@!?%\w+\s+)?\S+\s+)(\{[^}]*\}|[^,;]+)(.*)$", line, re.S)
+    return m.groups() if m else (line, "", "")
+
+
+def _unrolled(lines, head, latch, unroll, trips, tag, types):
+    """The lines that run the counted loop ``lines[head..=latch]`` (its label, a body without
+    labels or branches that steps ``i`` once by ``add i, i, S``, and a latch ``setp.lt p, i, N;
+    @p bra``) as ptxas runs it unrolled by ``unroll``: ``trips // unroll`` iterations of
+    ``unroll`` copies of the body, then the ``trips % unroll`` left as straight-line copies;
+    each group of copies with the global loads (and the address arithmetic and default values
+    they need) of all its copies first. Registers the body writes are renamed per copy, the
+    last copy writing the original names, so values carried from one iteration to the next
+    chain through the copies. ``(lines, {register: type})``, or ``None`` when the loop is not
+    of that form, a load's address needs a value the body loads or carries, or code after
+    the step reads the induction register."""
+    latch_m = re.match(r"^\s*@(%\w+)\s+bra(?:\.uni)?\s+(\$?[\w$]+)\s*;", lines[latch])
+    if latch_m is None:
+        return None
+    body = [i for i in range(head + 1, latch) if _is_instruction(lines[i])]
+    if any(_PTX_LABEL.match(lines[i]) for i in range(head + 1, latch)) or \
+            any(_PTX_BRANCH.search(lines[i]) for i in body):
+        return None
+    setps = [i for i in body if (m := _PTX_LATCH_SETP.match(lines[i]))
+             and m.group(2) == latch_m.group(1)]
+    if len(setps) != 1:
+        return None
+    ty, pred, ind, bound = _PTX_LATCH_SETP.match(lines[setps[0]]).groups()
+    steps = [i for i in body if ind in _ptx_operands(lines[i])[0]]
+    if len(steps) != 1 or not (m := _PTX_STEP.match(lines[steps[0]])) or \
+            m.group(1) != ind or m.group(2) != ind or int(m.group(3)) <= 0:
+        return None
+    step = int(m.group(3))
+    if any(pred in _ptx_operands(lines[i])[1] for i in body if i != setps[0]) or \
+            any(ind in _ptx_operands(lines[i])[1] for i in body if i > steps[0] and i != setps[0]):
+        return None
+    body = [i for i in body if i not in (steps[0], setps[0])]
+    ops = {i: _ptx_operands(lines[i]) for i in body}
+    written = {r for i in body for r in ops[i][0]}
+
+    def type_of(r):
+        return types.get(r) or types.get(r.rstrip("0123456789"))
+
+    if any(type_of(r) is None for r in written | {ind}):
+        return None
+    loads = [i for i in body if _PTX_LDG.match(lines[i])]
+    loaded = {r for i in loads for r in ops[i][0]}
+    earlier = {i: {r for j in body if j < i for r in ops[j][0]} for i in body}
+    # The loads' slice: what their addresses and guards need, and the moves that give a
+    # loaded register its value where the load's guard is false.
+    need, sliced = set(), set(loads)
+    for i in reversed(body):
+        if i in loads:
+            need.update(ops[i][1])
+        elif set(ops[i][0]) & need or (set(ops[i][0]) & loaded and i < max(loads)):
+            sliced.add(i)
+            need.update(ops[i][1])
+    for i in sliced:
+        if (set(ops[i][1]) & loaded and i not in loads) or \
+                any(r in written and r not in earlier[i] for r in ops[i][1]):
+            return None
+    decls = {}
+
+    def rename(r, name):
+        if name is None:
+            return r
+        decls[f"{r}_{name}"] = type_of(r)
+        return f"{r}_{name}"
+
+    def copy(i, k, name, prev):
+        """Line ``i`` in copy ``k`` named ``name``: what it writes gets the copy's names; what
+        it reads, the copy's own (written earlier in the body) or the previous copy's
+        (carried from the iteration before), the induction register plus ``k`` steps."""
+        iv = f"{ind}_{tag}k{k}" if k else ind
+
+        def read(m):
+            r = m.group(0)
+            if r == ind:
+                return iv
+            if r in written:
+                return rename(r, name if r in earlier[i] else prev)
+            return r
+
+        head_, dest, rest = _split_dest(lines[i]) if ops[i][0] else (lines[i], "", "")
+        dest = _PTX_REG.sub(lambda m: rename(m.group(0), name), dest)
+        return _PTX_REG.sub(read, head_) + dest + _PTX_REG.sub(read, rest)
+
+    def group(names):
+        """Copies named ``names`` (``None``: the original names), loads first."""
+        out = []
+        for k in range(1, len(names)):
+            decls[f"{ind}_{tag}k{k}"] = type_of(ind)
+            out.append(f"\tadd.{ty} \t{ind}_{tag}k{k}, {ind}, {k * step};")
+        for part in ([i for i in body if i in sliced], [i for i in body if i not in sliced]):
+            for k, name in enumerate(names):
+                prev = names[k - 1] if k else names[-1]
+                out.extend(copy(i, k, name, prev) for i in part)
+        return out
+
+    top, lim = f"$L__unroll{tag}", f"{ind}_lim{tag}"
+    decls[lim] = type_of(ind)
+    out = [f"\tsub.{ty} \t{lim}, {bound}, {(unroll - 1) * step};", f"{top}:"]
+    out += group([f"u{tag}x{k}" for k in range(unroll - 1)] + [None])
+    out += [f"\tadd.{ty} \t{ind}, {ind}, {unroll * step};",
+            f"\tsetp.lt.{ty} \t{pred}, {ind}, {lim};",
+            f"\t@{pred} bra \t{top};"]
+    rest = trips % unroll
+    if rest:
+        out += group([f"r{tag}x{k}" for k in range(rest - 1)] + [None])
+        out.append(f"\tadd.{ty} \t{ind}, {ind}, {rest * step};")
+    return out, decls
+
+
+def with_unrolled_loops(ptx, sass, trips):
+    """``ptx`` with each loop that ptxas unrolled run as its machine code runs it (``_unrolled``):
+    a loop of the machine code that loads ``U`` times the bytes of its PTX loop (``U >= 2``)
+    keeps ``U`` iterations' loads in flight per warp, where the PTX, issued in order, has one
+    iteration's. ``trips`` gives each PTX loop's trip count (``_loop_trips``); a loop is
+    unrolled only when it runs at least ``U`` times. Loops are matched in program order; when
+    the counts differ, or a loop is not of ``_unrolled``'s form, it stays as it is."""
+    insts, sloops = _sass_loops(sass)
+    lines = ptx.splitlines()
+    headers = _ptx_loop_headers(lines)
+    if len(headers) != len(sloops):
+        return ptx
+    types = {}
+    for line in lines:
+        d = _PTX_REG_DECL.match(line)
+        if d:
+            types[d.group(2)] = d.group(1)
+        elif (d := re.match(r"^\s*\.reg\s+\.(\w+)\s+([^;<]+);", line)):
+            types.update((r, d.group(1)) for r in _PTX_REG.findall(d.group(2)))
+    latches = _ptx_loops(lines)
+    targets = {}
+    for line in lines:
+        br = _PTX_BRANCH.search(line)
+        if br:
+            targets[br.group(1)] = targets.get(br.group(1), 0) + 1
+    replace, decls = {}, {}
+    for tag, (head, (a, b)) in enumerate(zip(headers, sloops)):
+        latch = latches[head]
+        ptx_bytes = sum(_ptx_load_bytes(lines[i]) for i in range(head, latch)
+                        if _PTX_LDG.match(lines[i]))
+        sass_bytes = sum(_sass_ldg_bytes(op) for op, _ in insts[a:b + 1] if _SASS_LDG.match(op))
+        label = _PTX_LABEL.match(lines[head]).group(1)
+        if not ptx_bytes or sass_bytes % ptx_bytes or sass_bytes < 2 * ptx_bytes or \
+                targets.get(label) != 1:
+            continue
+        unroll = sass_bytes // ptx_bytes
+        if trips.get(head, 0) < unroll:
+            continue
+        new = _unrolled(lines, head, latch, unroll, trips[head], tag, types)
+        if new is not None:
+            replace[head] = (latch, new[0])
+            decls.update(new[1])
+    if not replace:
+        return ptx
+    body = next(i for i, line in enumerate(lines) if line.strip() == "{")
+    by_type = {}
+    for name, t in sorted(decls.items()):
+        by_type.setdefault(t, []).append(name)
+    out, i = [], 0
+    while i < len(lines):
+        if i in replace:
+            out.extend(replace[i][1])
+            i = replace[i][0] + 1
+            continue
+        out.append(lines[i])
+        if i == body:
+            out.extend(f"\t.reg .{t} \t{', '.join(names)};" for t, names in by_type.items())
+        i += 1
+    return "\n".join(out) + "\n"
+
+
 def _grid(grid, values):
     g = grid(values) if callable(grid) else grid
     if isinstance(g, int):
@@ -362,13 +608,14 @@ def predict(fn, config, *args, grid, gpu="hopper-h100", arch=90, **meta):
     compiled, values, scalars = compile_config(fn, config, *args, arch=arch, **meta)
     ptx = compiled.asm["ptx"]
     regs, spill_bytes, sass = _ptxas(ptx, arch)
+    g = _grid(grid, values)
+    block = 32 * config.num_warps
     ptx = with_serialized_loads(ptx, sass)
+    ptx = with_unrolled_loops(ptx, sass, _loop_trips(ptx, g, block, scalars))
     if spill_bytes:
         ptx = with_local_traffic(ptx, sass)
     shared = int(compiled.metadata.shared)
-    g = _grid(grid, values)
-    row = simulate(ptx, grid=g, block=32 * config.num_warps, params=scalars, gpu=gpu,
-                   regs=regs, shared=shared)
+    row = simulate(ptx, grid=g, block=block, params=scalars, gpu=gpu, regs=regs, shared=shared)
     return Ranked(config, float(row.time_us[0]), float(row.cycles[0]), regs, spill_bytes, shared,
                   g, None)
 
