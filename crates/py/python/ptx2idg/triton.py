@@ -469,6 +469,11 @@ def _unrolled(lines, head, latch, unroll, trips, tag, types):
         if (set(ops[i][1]) & loaded and i not in loads) or \
                 any(r in written and r not in earlier[i] for r in ops[i][1]):
             return None
+    loc, last = {}, None
+    for i in range(head + 1, latch):
+        if lines[i].lstrip().startswith(".loc"):
+            last = i
+        loc[i] = last
     decls = {}
 
     def rename(r, name):
@@ -501,10 +506,16 @@ def _unrolled(lines, head, latch, unroll, trips, tag, types):
         for k in range(1, len(names)):
             decls[f"{ind}_{tag}k{k}"] = type_of(ind)
             out.append(f"\tadd.{ty} \t{ind}_{tag}k{k}, {ind}, {k * step};")
+        shown = None
         for part in ([i for i in body if i in sliced], [i for i in body if i not in sliced]):
             for k, name in enumerate(names):
                 prev = names[k - 1] if k else names[-1]
-                out.extend(copy(i, k, name, prev) for i in part)
+                for i in part:
+                    # Each copy keeps its source line (`.loc`) for --explain and the IDG.
+                    if loc[i] is not None and loc[i] != shown:
+                        out.append(lines[loc[i]])
+                        shown = loc[i]
+                    out.append(copy(i, k, name, prev))
         return out
 
     top, lim = f"$L__unroll{tag}", f"{ind}_lim{tag}"
