@@ -205,33 +205,43 @@ fn explain_names_the_atomic_floor_that_sets_a_histograms_time() {
     assert!(!text(&o.stdout).contains("(564.2"), "{}", text(&o.stdout));
 }
 
+/// SHOC's triad of the held-out suite (2^25 floats, 256-thread blocks) simulated on the H100
+/// with `extra` arguments; the run must succeed.
+fn triad(extra: &[&str]) -> std::process::Output {
+    let mut a = vec![
+        "simulate",
+        "ptx_samples/heldout/a_stream.ptx",
+        "--kernel",
+        "shoc_triad",
+        "--grid",
+        "131072",
+        "--block",
+        "256",
+        "--gpu",
+        "h100",
+    ];
+    a.extend_from_slice(extra);
+    let o = common::ptx2idg(a);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    o
+}
+
 /// A DRAM stream's loads wait longer the busier DRAM is (docs/simulator.md, "Loaded DRAM
 /// latency"): SHOC's triad at mid occupancy runs slower than at the unloaded latency, and where
 /// the bandwidth floor sets the time the latency changes nothing.
 #[test]
 fn loaded_latency_slows_a_stream_below_the_bandwidth() {
-    let triad = |extra: &[&'static str]| {
-        let mut a = vec![
-            "simulate",
-            "ptx_samples/heldout/a_stream.ptx",
-            "--kernel",
-            "shoc_triad",
-            "--grid",
-            "131072",
-            "--block",
-            "256",
-            "--gpu",
-            "h100",
-            "--trips",
-            "ptx_samples/heldout/data/ncu/shoc_triad.csv",
-        ];
-        a.extend_from_slice(extra);
-        let o = common::ptx2idg(a);
-        assert!(o.status.success(), "{}", text(&o.stderr));
-        o
+    let counted = |extra: &[&str]| {
+        triad(
+            &[
+                &["--trips", "ptx_samples/heldout/data/ncu/shoc_triad.csv"],
+                extra,
+            ]
+            .concat(),
+        )
     };
     let wpc = |extra: &[&'static str]| -> Vec<f64> {
-        let o = triad(&[&["--blocks-per-sm", "1..=8"], extra].concat());
+        let o = counted(&[&["--blocks-per-sm", "1..=8"], extra].concat());
         text(&o.stdout)
             .lines()
             .skip(1)
@@ -246,7 +256,7 @@ fn loaded_latency_slows_a_stream_below_the_bandwidth() {
     assert!(loaded[3] < 0.9 * unloaded[3], "{loaded:?} {unloaded:?}");
     assert_eq!(loaded[7], unloaded[7]);
     // One run with --explain names the utilization and the latency it settled at.
-    let err = text(&triad(&["--blocks-per-sm", "4", "--explain"]).stderr);
+    let err = text(&counted(&["--blocks-per-sm", "4", "--explain"]).stderr);
     let line = err
         .lines()
         .find(|l| l.starts_with("loaded DRAM latency:"))
@@ -263,34 +273,16 @@ fn loaded_latency_slows_a_stream_below_the_bandwidth() {
 /// plus the launch overhead, not the simulated core, set its time.
 #[test]
 fn without_counters_the_floor_reads_the_static_dram_bytes() {
-    let triad = |extra: &[&'static str]| {
-        let mut a = vec![
-            "simulate",
-            "ptx_samples/heldout/a_stream.ptx",
-            "--kernel",
-            "shoc_triad",
-            "--grid",
-            "131072",
-            "--block",
-            "256",
-            "--gpu",
-            "h100",
-            "--blocks-per-sm",
-            "8",
-            "--format",
-            "text",
-        ];
-        a.extend_from_slice(extra);
-        let o = common::ptx2idg(a);
-        assert!(o.status.success(), "{}", text(&o.stderr));
+    let at_8 = |extra: &[&str]| {
+        let o = triad(&[&["--blocks-per-sm", "8", "--format", "text"], extra].concat());
         text(&o.stdout)
     };
-    let floored = triad(&[]);
+    let floored = at_8(&[]);
     assert!(
         floored.contains("DRAM (static) 268.4 MB read, 134.2 MB written by the launch"),
         "{floored}"
     );
     assert!(floored.contains("(143.7"), "{floored}");
-    let core = triad(&["--no-bandwidth-floor"]);
+    let core = at_8(&["--no-bandwidth-floor"]);
     assert!(!core.contains("(143.7"), "{core}");
 }

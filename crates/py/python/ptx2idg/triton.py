@@ -294,10 +294,10 @@ def with_serialized_loads(ptx, sass):
     model: loaded data is unknown to the address analysis, so the load keeps its lanes)."""
     marks = sass_reused_load_registers(sass)
     lines = ptx.splitlines()
-    headers = _ptx_loop_headers(lines)
+    extents = _ptx_loops(lines)
+    headers = sorted(extents)
     if len(headers) != len(marks) or not any(any(m) for m in marks):
         return ptx
-    extents = _ptx_loops(lines)
     edits, n = {}, 0
     for head, m in zip(headers, marks):
         loads = [i for i in range(head, extents[head]) if _PTX_LDG.match(lines[i])]
@@ -541,7 +541,8 @@ def with_unrolled_loops(ptx, sass, trips):
     the counts differ, or a loop is not of ``_unrolled``'s form, it stays as it is."""
     insts, sloops = _sass_loops(sass)
     lines = ptx.splitlines()
-    headers = _ptx_loop_headers(lines)
+    latches = _ptx_loops(lines)
+    headers = sorted(latches)
     if len(headers) != len(sloops):
         return ptx
     types = {}
@@ -551,7 +552,6 @@ def with_unrolled_loops(ptx, sass, trips):
             types[d.group(2)] = d.group(1)
         elif (d := re.match(r"^\s*\.reg\s+\.(\w+)\s+([^;<]+);", line)):
             types.update((r, d.group(1)) for r in _PTX_REG.findall(d.group(2)))
-    latches = _ptx_loops(lines)
     targets = {}
     for line in lines:
         br = _PTX_BRANCH.search(line)
