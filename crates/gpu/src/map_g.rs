@@ -456,22 +456,29 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack
             with((l1.lambda, l1.latency), MapSource::GStatic)
         }
         InstClass::LdGlobal | InstClass::StGlobal | InstClass::CpAsync => {
-            // The analysed address of a cp.async is its shared destination: size it by its
-            // lanes and width.
-            let sectors = if f.class == InstClass::CpAsync {
+            // A cp.async reads global memory like a load of its bytes (bench/microbench/
+            // cp_async.cu: a coalesced 512-byte copy costs what ld.global.v4 of the same
+            // bytes costs, from L2 and from DRAM). The walk records its global source; where
+            // it could not, the access is its shared destination: size it by lanes and width.
+            let reads = match f.class {
+                InstClass::LdGlobal => true,
+                InstClass::CpAsync => m.space == MemSpace::Global,
+                _ => false,
+            };
+            let sectors = if f.class == InstClass::CpAsync && !reads {
                 u64::from(ideal_sectors(node, &m)) * 1000
             } else {
                 sectors
             };
             // Where a re-read that still hits L2 runs: the profile's re-read pipe for a
-            // coalesced global load, else the node's own subsystem.
+            // coalesced global read, else the node's own subsystem.
             let reread_pipe = gpu
                 .reread_subsystem
-                .filter(|_| f.class == InstClass::LdGlobal && coalesced(node, &m, sectors));
+                .filter(|_| reads && coalesced(node, &m, sectors));
             // Data on chip moves no DRAM bytes: lines the group's warps share (L1), data the
             // whole grid reads (L2 after the first groups).
-            let on_chip = f.class == InstClass::LdGlobal
-                && matches!(m.reuse, Some(idg::Reuse::Siblings | idg::Reuse::Groups));
+            let on_chip =
+                reads && matches!(m.reuse, Some(idg::Reuse::Siblings | idg::Reuse::Groups));
             let dram_bytes = if on_chip {
                 0
             } else {
@@ -517,7 +524,7 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack
                     lacks.insert(Lack::DramRatio);
                 }
                 match m.reuse {
-                    Some(reuse) if f.class == InstClass::LdGlobal => static_reuse(
+                    Some(reuse) if reads => static_reuse(
                         gpu,
                         sized(f, sectors),
                         reuse,

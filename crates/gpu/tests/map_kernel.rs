@@ -264,3 +264,29 @@ fn atomics_of_every_lane_on_one_word_take_a_sector_each() {
     assert_eq!(s.source, MapSource::GStatic);
     assert_eq!(s.lambda, f.lambda.mul_ratio(8, 1).unwrap());
 }
+
+/// A `cp.async` costs what a load of the bytes it reads costs (bench/microbench/cp_async.cu:
+/// a coalesced 512-byte copy and `ld.global.v4` of the same bytes take the same time from L2
+/// and from DRAM): without counters a warp's 16-byte copies are a first touch of 16 sectors,
+/// four times a 4-byte load's λ, 512 bytes from DRAM.
+#[test]
+fn an_async_copy_costs_a_load_of_its_bytes() {
+    let body = "\tld.param.u64 %rd1, [p];\n\tcvta.to.global.u64 %rd2, %rd1;\n\
+         \tmov.u32 %r1, %tid.x;\n\tmul.wide.u32 %rd3, %r1, 16;\n\tadd.s64 %rd4, %rd2, %rd3;\n\
+         \tmul.wide.u32 %rd5, %r1, 4;\n\tadd.s64 %rd6, %rd2, %rd5;\n\
+         \tld.global.f32 %f1, [%rd6];\n\
+         \tmov.u32 %r2, buf;\n\tshl.b32 %r3, %r1, 4;\n\tadd.s32 %r4, %r2, %r3;\n\
+         \tcp.async.cg.shared.global [%r4], [%rd4], 16;\n\tcp.async.wait_all;\n";
+    let idgs = build(body, 32);
+    let g = GpuProfile::bundled("hopper-h100").unwrap();
+    let (t, _) = map_kernel(&idgs, &g, None);
+    let copy = timing_of(&idgs, &t, "cp.async.cg.shared.global");
+    let load = timing_of(&idgs, &t, "ld.global.f32");
+    assert_eq!(copy.class, InstClass::CpAsync);
+    assert_eq!(copy.dram_bytes, 512);
+    assert_eq!(
+        copy.lambda,
+        Cycles::from_f64(load.lambda.to_f64() * 4.0).unwrap()
+    );
+    assert_eq!(copy.subsystem, load.subsystem);
+}

@@ -488,11 +488,24 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             writes.push(self.barrier);
         } else if op.is_memory() {
             category = Category::Memory;
-            let space = mem_space(self.kernel, inst);
-            let bytes = op.bytes_per_lane().unwrap_or(4);
+            // A `cp.async` names its shared destination first, but what it costs and what
+            // the profiler counts (an L1TEX global load request) is the read of its global
+            // source: the access is that read.
+            let copy = async_copy_source(inst);
+            let space = match copy {
+                Some(_) => MemSpace::Global,
+                None => mem_space(self.kernel, inst),
+            };
+            let bytes = match copy {
+                Some((_, bytes)) => bytes,
+                None => op.bytes_per_lane().unwrap_or(4),
+            };
             let store = op.is_store();
             let atomic = op.is_atomic();
-            let addrs = address(inst).map(|a| self.warp.eval_addr(a, executing));
+            let addrs = copy
+                .map(|(a, _)| a)
+                .or_else(|| address(inst))
+                .map(|a| self.warp.eval_addr(a, executing));
             let pattern = addrs
                 .as_ref()
                 .and_then(|a| pattern::analyse(a, executing, bytes));
@@ -727,6 +740,27 @@ fn async_action(inst: &Inst) -> Option<(&'static str, AsyncAction)> {
         return None;
     };
     Some((family, action))
+}
+
+/// The global source of a per-thread `cp.async` copy (`cp.async.ca/cg.shared.global [dst],
+/// [src], cp-size{, src-size}{, policy}`) and the bytes each thread copies (cp-size: 4, 8 or
+/// 16). Bulk copies move a whole tile for one thread and are left to the destination rule.
+fn async_copy_source(inst: &Inst) -> Option<(&Operand, u32)> {
+    let m = &inst.op.mods;
+    if inst.op.opcode != Opcode::Cp
+        || !m.has_other("async")
+        || m.has_other("bulk")
+        || m.reduce.is_some()
+    {
+        return None;
+    }
+    match inst.operands.as_slice() {
+        [Operand::Addr { .. }, src @ Operand::Addr { .. }, Operand::Imm(n), ..] => Some((
+            src,
+            u32::try_from(*n).ok().filter(|b| (1..=16).contains(b))?,
+        )),
+        _ => None,
+    }
 }
 
 /// The address operand of a memory instruction.

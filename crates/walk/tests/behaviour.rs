@@ -704,6 +704,39 @@ $L_loop:
 }
 "#;
 
+/// A `cp.async`'s access is the read of its global source (what it costs and what ncu counts
+/// as a global load request), not its shared destination: 16 bytes a lane, the lanes' 512
+/// contiguous bytes in 16 sectors, and from the second iteration on a re-read of the same
+/// sectors.
+#[test]
+fn an_async_copy_reads_its_global_source() {
+    let fe = build(
+        CP_ASYNC_PIPELINE,
+        "pipe",
+        [1, 1, 1],
+        [32, 1, 1],
+        &[],
+        &Options::default(),
+    );
+    let idg = &fe.built.idgs.classes[0].idg;
+    let copies: Vec<idg::MemAccess> = idg
+        .nodes
+        .iter()
+        .filter(|n| n.op.to_string() == "cp.async.cg.shared.global")
+        .filter_map(|n| n.mem)
+        .collect();
+    assert!(!copies.is_empty());
+    let first = copies[0];
+    assert_eq!(first.space, idg::MemSpace::Global);
+    assert!(!first.store && !first.atomic);
+    assert_eq!(first.bytes_per_lane, 16);
+    let pattern = first.pattern.expect("the source address is known");
+    assert_eq!(
+        (pattern.lane_stride_bytes, pattern.sectors_per_request),
+        (Some(16), 16)
+    );
+}
+
 /// `cp.async.wait_group N` waits for the copies of every group but the newest N: its
 /// dependence is the last copy of the group committed N before the newest, carried through
 /// the commits' group slots; the warp's later instructions wait for the wait.
