@@ -627,6 +627,7 @@ def main():
     w('scheduler = "greedy-then-oldest"  # not measured: the policy the Rodinia evaluation validated (docs/results.md)')
     w('memory_subsystem = "mem"')
     w('reread_subsystem = "l2"  # l2_reread.cu: a warp\'s coalesced re-reads still in L2 overlap the DRAM stream')
+    w('async_copy_subsystem = "copy"  # cp.async is non-blocking (PTX ISA): the warp goes on while its bytes move')
     w("")
     nominal = {"alu": by["fma.f32"][2], "sfu": fits["ex2.approx.ftz.f32"]["lam2"] if "ex2.approx.ftz.f32" in fits else None}
     used = []
@@ -643,6 +644,7 @@ def main():
         else:
             w(f'  {{ name = "{sub}" }},')
     w('  { name = "l2", sm_wide = true },  # coalesced re-reads still in L2 (reread_subsystem)')
+    w('  { name = "copy", sm_wide = true, queued = true },  # cp.async copies (async_copy_subsystem): queued at their global read\'s λ, cp_async.cu')
     w('  { name = "const" },  # constant-bank loads (LDC, ULDC): the constant cache, off the load/store path')
     w("]")
     w("")

@@ -99,6 +99,7 @@ impl Backend for Toy {
                 dispatch_latency: 0,
                 dispatch_interval: 0,
                 sm_wide: 0,
+                queued: 0,
             },
             notes: vec![],
         })

@@ -470,11 +470,15 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack
             } else {
                 sectors
             };
-            // Where a re-read that still hits L2 runs: the profile's re-read pipe for a
-            // coalesced global read, else the node's own subsystem.
-            let reread_pipe = gpu
-                .reread_subsystem
-                .filter(|_| reads && coalesced(node, &m, sectors));
+            // Where a re-read that still hits L2 runs: a copy's own pipeline where the profile
+            // names one, the profile's re-read pipe for another coalesced global read, else
+            // the node's own subsystem.
+            let reread_pipe = match (f.class, gpu.async_copy_subsystem) {
+                (InstClass::CpAsync, Some(q)) => Some(q),
+                _ => gpu
+                    .reread_subsystem
+                    .filter(|_| reads && coalesced(node, &m, sectors)),
+            };
             // Data on chip moves no DRAM bytes: lines the group's warps share (L1), data the
             // whole grid reads (L2 after the first groups).
             let on_chip =

@@ -40,6 +40,11 @@ pub struct Subsystem {
     /// path to L1, shared memory and beyond), rather than one per partition with 1/P of its
     /// throughput each (the arithmetic units of a processing block).
     pub sm_wide: bool,
+    /// Instructions do not wait for this pipeline to be free: each joins its queue, which
+    /// serves one every λ in issue order, and completes Λ after its turn begins. What the
+    /// load/store unit does with an asynchronous copy: it accepts the copy and moves the
+    /// bytes in the background while the warp goes on.
+    pub queued: bool,
 }
 
 /// The warp scheduler's policy.
@@ -161,6 +166,9 @@ pub struct GpuProfile {
     /// key): a pipe of its own, beside the memory subsystem's DRAM stream
     /// (`bench/microbench/l2_reread.cu`); `None` keeps re-reads in the memory subsystem.
     pub reread_subsystem: Option<SubsystemId>,
+    /// Where `cp.async` copies run (`async_copy_subsystem` key), at the timing of the global
+    /// read they make; `None` keeps them on their class's subsystem.
+    pub async_copy_subsystem: Option<SubsystemId>,
     classes: Vec<ClassParams>,
     memory: Vec<MemParams>,
     /// Block dispatch costs (`[launch]`); zero when the profile does not give them.
@@ -472,6 +480,7 @@ struct RawProfile {
     memory_subsystem: String,
     #[serde(default)]
     reread_subsystem: Option<String>,
+    async_copy_subsystem: Option<String>,
     subsystems: Vec<RawSubsystem>,
     limits: Limits,
     #[serde(default)]
@@ -523,6 +532,8 @@ struct RawSubsystem {
     nominal_lambda: Option<f64>,
     #[serde(default)]
     sm_wide: bool,
+    #[serde(default)]
+    queued: bool,
 }
 
 #[derive(Deserialize)]
@@ -693,6 +704,7 @@ impl Resolver<'_> {
                 name: s.name.clone(),
                 nominal_lambda,
                 sm_wide: s.sm_wide,
+                queued: s.queued,
             });
         }
         let find = |name: &str| {
@@ -776,6 +788,19 @@ impl Resolver<'_> {
             })?),
         };
 
+        let async_copy_subsystem = match &raw.async_copy_subsystem {
+            None => None,
+            Some(name) => Some(find(name).ok_or_else(|| {
+                self.invalid(
+                    "async_copy_subsystem".into(),
+                    format!(
+                        "unknown subsystem `{name}` (declared: {})",
+                        known_subsystems()
+                    ),
+                )
+            })?),
+        };
+
         // Rules form a DAG (class::tests::rules_are_acyclic), so plain recursion terminates.
         for &l in MemLevel::ALL {
             self.resolve_mem(l, &mut memory)?;
@@ -784,8 +809,12 @@ impl Resolver<'_> {
         for &c in InstClass::ALL {
             self.resolve_class(c, &mut classes, &memory, memory_subsystem)?;
         }
-        let classes: Vec<ClassParams> = classes.into_iter().flatten().collect();
+        let mut classes: Vec<ClassParams> = classes.into_iter().flatten().collect();
         debug_assert_eq!(classes.len(), InstClass::ALL.len());
+        // Copies keep their class's λ and Λ (the global read) on the pipeline named for them.
+        if let Some(q) = async_copy_subsystem {
+            classes[InstClass::CpAsync as usize].subsystem = q;
+        }
 
         let launch = match &raw.launch {
             Some(l) => LaunchCosts {
@@ -855,6 +884,7 @@ impl Resolver<'_> {
             subsystems,
             memory_subsystem,
             reread_subsystem,
+            async_copy_subsystem,
             classes,
             memory,
         })

@@ -268,7 +268,7 @@ fn atomics_of_every_lane_on_one_word_take_a_sector_each() {
 /// A `cp.async` costs what a load of the bytes it reads costs (bench/microbench/cp_async.cu:
 /// a coalesced 512-byte copy and `ld.global.v4` of the same bytes take the same time from L2
 /// and from DRAM): without counters a warp's 16-byte copies are a first touch of 16 sectors,
-/// four times a 4-byte load's λ, 512 bytes from DRAM.
+/// four times a 4-byte load's λ, 512 bytes from DRAM, on the profile's queue for copies.
 #[test]
 fn an_async_copy_costs_a_load_of_its_bytes() {
     let body = "\tld.param.u64 %rd1, [p];\n\tcvta.to.global.u64 %rd2, %rd1;\n\
@@ -288,5 +288,8 @@ fn an_async_copy_costs_a_load_of_its_bytes() {
         copy.lambda,
         Cycles::from_f64(load.lambda.to_f64() * 4.0).unwrap()
     );
-    assert_eq!(copy.subsystem, load.subsystem);
+    // On the queue the profile names for copies: the warp goes on while the bytes move.
+    assert_eq!(Some(copy.subsystem), g.async_copy_subsystem);
+    assert_eq!(g.subsystem(copy.subsystem).name, "copy");
+    assert!(g.subsystem(copy.subsystem).queued);
 }

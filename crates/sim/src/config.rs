@@ -106,6 +106,11 @@ pub struct Hardware {
     /// feeds, at its λ, instead of one per partition at P times its λ (with `sub_partitions`).
     #[serde(default)]
     pub sm_wide: u64,
+    /// Bit `s` set: subsystem `s` is a queue, not a gate. An instruction for it issues
+    /// whether or not the pipeline is free, waits in the queue (served one per λ in issue
+    /// order) and completes Λ after its turn begins (`gpu::Subsystem::queued`).
+    #[serde(default)]
+    pub queued: u64,
 }
 
 impl Hardware {

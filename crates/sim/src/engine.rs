@@ -197,6 +197,8 @@ pub(crate) struct Tables {
     pub n_parts: usize,
     /// `Hardware::sm_wide` when the core is split into partitions, else 0.
     pub sm_wide: u64,
+    /// `Hardware::queued`, less the queues no node runs on.
+    pub queued: u64,
 }
 
 pub(crate) fn prepare_all(
@@ -243,7 +245,7 @@ pub(crate) fn prepare_all(
             }
         })
         .collect();
-    let prepared = kernel
+    let prepared: Vec<Vec<Prepared>> = kernel
         .classes
         .iter()
         .zip(costs)
@@ -264,11 +266,18 @@ pub(crate) fn prepare_all(
         .iter()
         .map(|c| DepTable::new(&c.idg))
         .collect();
+    // Only the queues some node runs on change what the engine does.
+    let queued = prepared
+        .iter()
+        .flatten()
+        .fold(0u64, |m, p| m | (1u64 << p.cost.subsystem))
+        & hw.queued;
     Ok(Tables {
         prepared,
         deps,
         n_parts,
         sm_wide,
+        queued,
     })
 }
 
@@ -293,6 +302,9 @@ pub(crate) struct Engine<'a> {
     /// (next free, busy log), and an issue updates all copies, so that everything a partition
     /// reads about them stays local.
     sm_wide: u64,
+    /// Queued subsystems (`Hardware::queued`): never busy for issue; their `next_free` is
+    /// when the queue has served everything it holds.
+    queued: u64,
     /// Per partition, the core-wide pipelines it may issue to in this round of the instant
     /// (see [`Engine::arbitrate`]).
     owns: Vec<u64>,
@@ -407,6 +419,7 @@ impl<'a> Engine<'a> {
             ring_mask: u64::from(opts.ring) - 1,
             n_subs,
             sm_wide: tables.sm_wide,
+            queued: tables.queued,
             owns: vec![0; n_parts],
             deferred: false,
             now: 0,
@@ -423,7 +436,11 @@ impl<'a> Engine<'a> {
             end: 0,
             counters: Counters::default(),
             records: Vec::new(),
-            ff: (opts.fast_forward && !opts.record).then(FastForward::default),
+            // With a queue that every partition feeds, a fast-forwarded run's stall breakdown
+            // can leave the exact one's (its times agree; tests/fast_forward.rs found it under
+            // an issue limit, cause not found): such cores run every instruction.
+            ff: (opts.fast_forward && !opts.record && tables.queued & tables.sm_wide == 0)
+                .then(FastForward::default),
             checkpoint_due: false,
             too_long: false,
             pacer: 0,
@@ -851,11 +868,13 @@ impl<'a> Engine<'a> {
             let Some((sub, slot)) = self.pick(part) else {
                 let p = &self.parts[part];
                 let mut left = p.ready_subs & self.sm_wide & !self.owns[part];
+                let mut deferred = false;
                 while left != 0 {
                     let si = left.trailing_zeros() as usize;
                     left &= left - 1;
-                    self.deferred |= p.subs[si].next_free <= now;
+                    deferred |= self.free_for_issue(&p.subs[si], si, now);
                 }
+                self.deferred |= deferred;
                 return;
             };
             self.issue(part, sub, slot);
@@ -882,7 +901,7 @@ impl<'a> Engine<'a> {
         while subs != 0 {
             let si = subs.trailing_zeros() as usize;
             subs &= subs - 1;
-            if self.parts[0].subs[si].next_free > now {
+            if !self.free_for_issue(&self.parts[0].subs[si], si, now) {
                 continue;
             }
             let mut best: Option<(usize, usize)> = None;
@@ -903,6 +922,12 @@ impl<'a> Engine<'a> {
         }
     }
 
+    /// Whether subsystem `si` (state `s`) takes an instruction at `now`: a pipeline once it
+    /// is free, a queue always.
+    fn free_for_issue(&self, s: &Sub, si: usize, now: u64) -> bool {
+        self.queued & (1 << si) != 0 || s.next_free <= now
+    }
+
     /// The scheduler σ: the warp whose ready instruction issues next, over all free subsystems.
     fn pick(&self, part: usize) -> Option<(usize, usize)> {
         let p = &self.parts[part];
@@ -914,7 +939,9 @@ impl<'a> Engine<'a> {
             let si = subs.trailing_zeros() as usize;
             subs &= subs - 1;
             let s = &p.subs[si];
-            if s.next_free > self.now || self.sm_wide & !self.owns[part] & (1 << si) != 0 {
+            if !self.free_for_issue(s, si, self.now)
+                || self.sm_wide & !self.owns[part] & (1 << si) != 0
+            {
                 continue;
             }
             let (key, rank) = match self.opts.scheduler {
@@ -983,15 +1010,23 @@ impl<'a> Engine<'a> {
         let node = w.ring[(seq & mask) as usize].node;
         let prep = w.prep[node as usize];
         let cost = prep.cost;
+        let queued = self.queued & (1 << sub) != 0;
+        // An instruction starts when it issues, or on a queue when the queue has served what
+        // it held before.
+        let start = if queued {
+            now.max(self.parts[part].subs[sub].next_free)
+        } else {
+            now
+        };
         let waits_at_barrier = prep.barrier.is_some_and(|b| b.waits);
         let complete = if waits_at_barrier {
             UNKNOWN
         } else if prep.posted {
             // The memory pipeline keeps a warp's accesses in order, so neither a later load
             // of the same space nor the warp's exit waits for the store to reach memory.
-            now + cost.lambda
+            start + cost.lambda
         } else {
-            now + cost.latency
+            start + cost.latency
         };
 
         // Stall breakdown: the warp's gap since its previous issue, by cause.
@@ -1000,11 +1035,16 @@ impl<'a> Engine<'a> {
         let gap = now - w.last_issue.min(now);
         let enter = s.enter.max(w.last_issue);
         let after_ready = now.saturating_sub(enter).min(gap);
-        let busy = p.subs[sub]
-            .busy
-            .at(now)
-            .saturating_sub(s.busy_snap)
-            .min(after_ready);
+        // A queue never holds an instruction back at issue.
+        let busy = if queued {
+            0
+        } else {
+            p.subs[sub]
+                .busy
+                .at(now)
+                .saturating_sub(s.busy_snap)
+                .min(after_ready)
+        };
         let valve = p
             .valve
             .at(now)
@@ -1064,16 +1104,16 @@ impl<'a> Engine<'a> {
             // Another partition's cached next instant may have counted on this pipeline.
             for q in self.parts.iter_mut() {
                 q.dirty = true;
-                q.subs[sub].busy.record(now, cost.lambda);
-                q.subs[sub].next_free = now + cost.lambda;
+                q.subs[sub].busy.record(start, cost.lambda);
+                q.subs[sub].next_free = start + cost.lambda;
             }
         }
         let pm = &mut self.parts[part];
         pm.dirty = true;
         let sb = &mut pm.subs[sub];
         if self.sm_wide & (1 << sub) == 0 {
-            sb.busy.record(now, cost.lambda);
-            sb.next_free = now + cost.lambda;
+            sb.busy.record(start, cost.lambda);
+            sb.next_free = start + cost.lambda;
         }
         if now_empty {
             let rank = self.rank_of[slot] as usize;
@@ -1242,7 +1282,13 @@ impl<'a> Engine<'a> {
             let mut ready = UNKNOWN;
             let mut subs = p.ready_subs;
             while subs != 0 {
-                ready = ready.min(p.subs[subs.trailing_zeros() as usize].next_free);
+                let si = subs.trailing_zeros() as usize;
+                let free = if self.queued & (1 << si) != 0 {
+                    0
+                } else {
+                    p.subs[si].next_free
+                };
+                ready = ready.min(free);
                 subs &= subs - 1;
             }
             let pending = p.pending.min();

@@ -35,6 +35,12 @@ pub fn hardware_from_profile(profile: &GpuProfile) -> Hardware {
             .enumerate()
             .filter(|(i, s)| s.sm_wide && *i < 64)
             .fold(0, |m, (i, _)| m | 1 << i),
+        queued: profile
+            .subsystems
+            .iter()
+            .enumerate()
+            .filter(|(i, s)| s.queued && *i < 64)
+            .fold(0, |m, (i, _)| m | 1 << i),
     }
 }
 

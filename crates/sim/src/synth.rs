@@ -195,6 +195,7 @@ pub fn hardware(subsystems: usize, issue_limit: Option<f64>, partitions: u32) ->
         dispatch_latency: 0,
         dispatch_interval: 0,
         sm_wide: 0,
+        queued: 0,
     }
 }
 

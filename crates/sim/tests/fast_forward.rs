@@ -255,10 +255,12 @@ proptest! {
         parts in any::<bool>(),
         dispatch in (0u64..4, 0u64..3),
         sm_wide in 0u64..8,
+        queued in 0u64..8,
     ) {
         let k = synth::build(&body, warps, groups);
         let mut hw = synth::hardware(3, il, 2);
         hw.sm_wide = sm_wide;
+        hw.queued = queued;
         hw.dispatch_latency = dispatch.0 * synth::TICKS_PER_CYCLE;
         hw.dispatch_interval = dispatch.1 * synth::TICKS_PER_CYCLE;
         let table: Vec<(f64, f64)> = table

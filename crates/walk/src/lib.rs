@@ -146,6 +146,9 @@ pub enum WalkError {
     TooManyGroups { groups: u64, limit: u64 },
 }
 
+/// How far (in groups, launch order) the groups a walked group compares its loads with lie.
+const NEIGHBOUR_DISTANCES: [u64; 7] = [1, 2, 4, 8, 16, 32, 64];
+
 /// Walking every group of a huge grid would take minutes; beyond this, ask for a count.
 const ALL_GROUPS_LIMIT: u64 = 65_536;
 
@@ -188,11 +191,19 @@ pub fn build(
     let mut kept = 0u64;
     for &g in &groups {
         let ctaid = launch.ctaid_of(g);
-        // The next group (the previous one for the last) says which loads every group shares.
-        let neighbour = match g + 1 {
-            n if n < total => Some(n),
-            _ => g.checked_sub(1),
-        };
+        // Groups near this one in launch order run at the same time on a device of a few
+        // dozen SMs or more: what one of them loads at the same point of its path is in L2
+        // for the others (tiles of a grouped matrix product, shared vectors). Forward, or
+        // backward where the grid ends.
+        let mut neighbours: Vec<u64> = NEIGHBOUR_DISTANCES
+            .iter()
+            .filter_map(|&d| match g.checked_add(d) {
+                Some(n) if n < total => Some(n),
+                _ => g.checked_sub(d),
+            })
+            .collect();
+        neighbours.sort_unstable();
+        neighbours.dedup();
         // The loads of the group's warps walked so far.
         let mut siblings = Vec::new();
         for w in 0..warps_per_group {
@@ -201,23 +212,21 @@ pub fn build(
                 Some(m) => m.second,
                 None => opts.unknown_branch,
             };
-            let trace = match neighbour {
-                Some(n) => {
-                    let warp = WarpState::new(kernel, launch, launch.ctaid_of(n), w);
-                    let walk = warp::WarpWalk::new(
-                        kernel,
-                        an,
-                        trips_of(w),
-                        opts,
-                        policy,
-                        warp,
-                        warp::Peers::default(),
-                        opts.max_idg_nodes.saturating_sub(kept),
-                    );
-                    Some(walk.run()?.loads)
-                }
-                None => None,
-            };
+            let mut traces = Vec::with_capacity(neighbours.len());
+            for &n in &neighbours {
+                let warp = WarpState::new(kernel, launch, launch.ctaid_of(n), w);
+                let walk = warp::WarpWalk::new(
+                    kernel,
+                    an,
+                    trips_of(w),
+                    opts,
+                    policy,
+                    warp,
+                    warp::Peers::default(),
+                    opts.max_idg_nodes.saturating_sub(kept),
+                );
+                traces.push(walk.trace_only().run()?.loads);
+            }
             let warp = WarpState::new(kernel, launch, ctaid, w);
             let budget = opts.max_idg_nodes.saturating_sub(kept);
             let out = warp::WarpWalk::new(
@@ -228,7 +237,7 @@ pub fn build(
                 policy,
                 warp,
                 warp::Peers {
-                    neighbour: trace.as_ref(),
+                    neighbours: &traces,
                     siblings: &siblings,
                 },
                 budget,

@@ -42,8 +42,9 @@ pub(crate) type LoadTrace = Vec<(u32, Vec<Sector>)>;
 /// The loads of other warps a walk compares its own with.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Peers<'a> {
-    /// The same warp of a neighbouring group, walked first; `None`: nothing to compare.
-    pub neighbour: Option<&'a LoadTrace>,
+    /// The same warp of groups near this one in launch order, walked first; empty: nothing
+    /// to compare.
+    pub neighbours: &'a [LoadTrace],
     /// The earlier warps of this warp's group.
     pub siblings: &'a [LoadTrace],
 }
@@ -97,10 +98,13 @@ pub(crate) struct WarpWalk<'a, 'l> {
     recency: Recency<Sector>,
     /// This warp's global loads, for a walk of another group.
     pub(crate) loads: LoadTrace,
-    /// The same warp of a neighbouring group, walked first; `None`: nothing to compare.
-    neighbour: Option<&'a LoadTrace>,
+    /// The same warp of groups near this one in launch order, walked first.
+    neighbours: &'a [LoadTrace],
     /// The earlier warps of this warp's group.
     siblings: &'a [LoadTrace],
+    /// Only the global loads' trace is wanted (a walk another group compares its loads
+    /// with): no IDG is built.
+    trace_only: bool,
 }
 
 /// What one warp's walk produced: its IDG, the PTX lines of the unknown conditions it met and
@@ -156,15 +160,27 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             runs: 1,
             recency: Recency::new(),
             loads: Vec::new(),
-            neighbour: peers.neighbour,
+            neighbours: peers.neighbours,
             siblings: peers.siblings,
+            trace_only: false,
         }
+    }
+
+    /// The walk records the warp's global loads only (`WarpOutcome::loads`; its IDG is
+    /// empty): what another group's walk compares its own loads with.
+    pub(crate) fn trace_only(mut self) -> Self {
+        self.trace_only = true;
+        self
     }
 
     pub(crate) fn run(mut self) -> Result<WarpOutcome, WalkError> {
         let mask = self.warp.full_mask();
         self.walk(self.kernel.cfg.entry(), mask, &[])?;
-        let idg = self.b.finish().map_err(WalkError::Idg)?;
+        let idg = if self.trace_only {
+            idg::Idg::default()
+        } else {
+            self.b.finish().map_err(WalkError::Idg)?
+        };
         Ok(WarpOutcome {
             idg,
             unknown_branches: self.unknown_branches,
@@ -455,6 +471,11 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
     fn emit(&mut self, inst: &Inst, mask: u32) {
         let g = self.warp.eval_guard(inst.guard, mask);
         let executing = g.taken | g.unknown;
+        if self.trace_only {
+            self.trace_load(inst, executing);
+            self.warp.step(inst, mask);
+            return;
+        }
         let mut reads: Vec<ResourceId> = Vec::new();
         let mut writes: Vec<ResourceId> = Vec::new();
         for r in inst.uses() {
@@ -594,6 +615,34 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
         self.warp.step(inst, mask);
     }
 
+    /// A trace-only walk's part of [`Self::emit`]: the sectors of a global load, in the
+    /// order and with the addresses a full walk's `loads` gets them.
+    fn trace_load(&mut self, inst: &Inst, executing: u32) {
+        let op = &inst.op;
+        if !op.is_memory() || op.is_store() || op.is_atomic() {
+            return;
+        }
+        let copy = async_copy_source(inst);
+        let space = match copy {
+            Some(_) => MemSpace::Global,
+            None => mem_space(self.kernel, inst),
+        };
+        if space != MemSpace::Global {
+            return;
+        }
+        let bytes = match copy {
+            Some((_, bytes)) => bytes,
+            None => op.bytes_per_lane().unwrap_or(4),
+        };
+        let sectors = copy
+            .map(|(a, _)| a)
+            .or_else(|| address(inst))
+            .map(|a| self.warp.eval_addr(a, executing))
+            .and_then(|a| pattern::sectors(&a, executing, bytes))
+            .unwrap_or_default();
+        self.loads.push((inst.ptx_line, sectors));
+    }
+
     /// Records a global access's sectors (empty: unknown) and says how a load reuses them.
     fn touch_global(&mut self, line: u32, sectors: Vec<Sector>, store: bool) -> Option<Reuse> {
         let mut reuse = None;
@@ -606,7 +655,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
                     .is_some_and(|(l, s)| *l == line && *s == sectors)
             };
             let distance = self.recency.distance(&sectors);
-            shared = distance.is_none() && self.neighbour.is_some_and(same);
+            shared = distance.is_none() && self.neighbours.iter().any(same);
             reuse = match distance {
                 Some(d) => Some(Reuse::Warp {
                     distance_bytes: d.all.saturating_mul(SECTOR_BYTES),

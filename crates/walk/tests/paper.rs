@@ -369,6 +369,7 @@ fn axpy_one_warp_takes_the_papers_cycles() {
         dispatch_latency: 0,
         dispatch_interval: 0,
         sm_wide: 0,
+        queued: 0,
     };
     let costs: sim::ClassCosts = idg
         .nodes

@@ -107,3 +107,45 @@ fn a_template_pass_re_reads_as_many_sectors_as_it_stands_for() {
         ]
     );
 }
+
+/// Groups `8` apart in launch order read the same tile (a grouped matrix product's `A` panel:
+/// the tile is `ctaid.x % 8`); the next group reads another. Groups that close run at the
+/// same time, so the tile is in L2 for all but the first: the load is `Reuse::Groups`. A load
+/// of the group's own data (`ctaid.x`) stays a first touch.
+#[test]
+fn a_tile_groups_eight_apart_share_is_on_chip() {
+    let src = ".version 8.0\n.target sm_90\n.address_size 64\n\
+         .visible .entry tiles(.param .u64 x)\n{\n\
+         \t.reg .b32 %r<8>;\n\t.reg .f32 %f<4>;\n\t.reg .b64 %rd<8>;\n\
+         \tld.param.u64 %rd1, [x];\n\tmov.u32 %r1, %ctaid.x;\n\tmov.u32 %r2, %tid.x;\n\
+         \trem.u32 %r3, %r1, 8;\n\tmul.wide.u32 %rd2, %r3, 4096;\n\
+         \tmul.wide.u32 %rd3, %r2, 4;\n\tadd.s64 %rd4, %rd1, %rd2;\n\tadd.s64 %rd5, %rd4, %rd3;\n\
+         \tld.global.f32 %f1, [%rd5];\n\
+         \tmul.wide.u32 %rd6, %r1, 4096;\n\tadd.s64 %rd7, %rd1, %rd6;\n\
+         \tadd.s64 %rd7, %rd7, %rd3;\n\tld.global.f32 %f2, [%rd7+1048576];\n\tret;\n}\n";
+    let module = ptx::parse(src).unwrap();
+    let launch = ir::Launch {
+        grid: [64, 1, 1],
+        block: [32, 1, 1],
+        params: vec![],
+    };
+    let k = walk::front_end(
+        &module,
+        "tiles",
+        &launch,
+        &ir::TripInputs::default(),
+        &walk::Options::default(),
+    )
+    .unwrap()
+    .built
+    .idgs;
+    let reuse: Vec<Option<Reuse>> = k.classes[0]
+        .idg
+        .nodes
+        .iter()
+        .filter_map(|n| n.mem)
+        .filter(|m| m.space == MemSpace::Global)
+        .map(|m| m.reuse)
+        .collect();
+    assert_eq!(reuse, vec![Some(Reuse::Groups), None]);
+}

@@ -154,6 +154,7 @@ fn simulate(fe: &walk::FrontEnd, rotate: bool, groups: u32) -> u64 {
         dispatch_latency: 0,
         dispatch_interval: 0,
         sm_wide: 0,
+        queued: 0,
     };
     let costs: Vec<sim::ClassCosts> = idgs
         .classes
