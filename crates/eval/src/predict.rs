@@ -456,6 +456,8 @@ pub fn build_graphs(
     let opts = walk::Options {
         unknown_branch: walk::UnknownBranch::from_divergent_branches(divergent),
         busy_share,
+        // Every point has its counters.
+        nearby_groups: false,
         ..walk::Options::default()
     };
     let (built, choice) = if config.fit_branches {

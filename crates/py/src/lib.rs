@@ -187,6 +187,8 @@ impl Front {
             unknown_branch,
             groups: self.groups,
             busy_share,
+            // Counters, where the profile has the launch, give mapper g the DRAM share.
+            nearby_groups: data.launch(&entry, inv).is_none(),
             ..walk::Options::default()
         };
         let measured = match (self.unknown_branch, model) {

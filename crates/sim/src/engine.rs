@@ -51,6 +51,19 @@ struct BusyLog {
     last_len: u64,
 }
 
+impl Sub {
+    /// Records an instruction of λ `lambda` that starts at `start`: a pipeline is busy until
+    /// it ends, a queue holds it until then.
+    fn take(&mut self, start: u64, lambda: u64, queued: bool) {
+        self.busy.record(start, lambda);
+        if queued {
+            self.queue_free = start + lambda;
+        } else {
+            self.next_free = start + lambda;
+        }
+    }
+}
+
 impl BusyLog {
     fn record(&mut self, start: u64, len: u64) {
         self.before_last += self.last_len;
@@ -116,7 +129,10 @@ struct Warp<'a> {
 }
 
 struct Sub {
+    /// When a pipeline takes its next instruction; 0 on a queue, which takes one at any time.
     next_free: u64,
+    /// When a queue has served everything it holds (`Hardware::queued`); 0 on a pipeline.
+    queue_free: u64,
     busy: BusyLog,
     /// Warps with a ready instruction here, indexed by age rank (bit 0 = oldest resident).
     ready_warps: Vec<u64>,
@@ -302,8 +318,8 @@ pub(crate) struct Engine<'a> {
     /// (next free, busy log), and an issue updates all copies, so that everything a partition
     /// reads about them stays local.
     sm_wide: u64,
-    /// Queued subsystems (`Hardware::queued`): never busy for issue; their `next_free` is
-    /// when the queue has served everything it holds.
+    /// Queued subsystems (`Hardware::queued`): never busy for issue (`Sub::next_free` stays
+    /// 0); `Sub::queue_free` is when the queue has served everything it holds.
     queued: u64,
     /// Per partition, the core-wide pipelines it may issue to in this round of the instant
     /// (see [`Engine::arbitrate`]).
@@ -361,6 +377,7 @@ impl<'a> Engine<'a> {
                 subs: (0..n_subs)
                     .map(|_| Sub {
                         next_free: 0,
+                        queue_free: 0,
                         busy: BusyLog::default(),
                         ready_warps: vec![0; words],
                         ready_count: 0,
@@ -868,13 +885,11 @@ impl<'a> Engine<'a> {
             let Some((sub, slot)) = self.pick(part) else {
                 let p = &self.parts[part];
                 let mut left = p.ready_subs & self.sm_wide & !self.owns[part];
-                let mut deferred = false;
                 while left != 0 {
                     let si = left.trailing_zeros() as usize;
                     left &= left - 1;
-                    deferred |= self.free_for_issue(&p.subs[si], si, now);
+                    self.deferred |= p.subs[si].next_free <= now;
                 }
-                self.deferred |= deferred;
                 return;
             };
             self.issue(part, sub, slot);
@@ -901,7 +916,7 @@ impl<'a> Engine<'a> {
         while subs != 0 {
             let si = subs.trailing_zeros() as usize;
             subs &= subs - 1;
-            if !self.free_for_issue(&self.parts[0].subs[si], si, now) {
+            if self.parts[0].subs[si].next_free > now {
                 continue;
             }
             let mut best: Option<(usize, usize)> = None;
@@ -922,12 +937,6 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// Whether subsystem `si` (state `s`) takes an instruction at `now`: a pipeline once it
-    /// is free, a queue always.
-    fn free_for_issue(&self, s: &Sub, si: usize, now: u64) -> bool {
-        self.queued & (1 << si) != 0 || s.next_free <= now
-    }
-
     /// The scheduler σ: the warp whose ready instruction issues next, over all free subsystems.
     fn pick(&self, part: usize) -> Option<(usize, usize)> {
         let p = &self.parts[part];
@@ -939,9 +948,7 @@ impl<'a> Engine<'a> {
             let si = subs.trailing_zeros() as usize;
             subs &= subs - 1;
             let s = &p.subs[si];
-            if !self.free_for_issue(s, si, self.now)
-                || self.sm_wide & !self.owns[part] & (1 << si) != 0
-            {
+            if s.next_free > self.now || self.sm_wide & !self.owns[part] & (1 << si) != 0 {
                 continue;
             }
             let (key, rank) = match self.opts.scheduler {
@@ -1014,7 +1021,7 @@ impl<'a> Engine<'a> {
         // An instruction starts when it issues, or on a queue when the queue has served what
         // it held before.
         let start = if queued {
-            now.max(self.parts[part].subs[sub].next_free)
+            now.max(self.parts[part].subs[sub].queue_free)
         } else {
             now
         };
@@ -1104,16 +1111,14 @@ impl<'a> Engine<'a> {
             // Another partition's cached next instant may have counted on this pipeline.
             for q in self.parts.iter_mut() {
                 q.dirty = true;
-                q.subs[sub].busy.record(start, cost.lambda);
-                q.subs[sub].next_free = start + cost.lambda;
+                q.subs[sub].take(start, cost.lambda, queued);
             }
         }
         let pm = &mut self.parts[part];
         pm.dirty = true;
         let sb = &mut pm.subs[sub];
         if self.sm_wide & (1 << sub) == 0 {
-            sb.busy.record(start, cost.lambda);
-            sb.next_free = start + cost.lambda;
+            sb.take(start, cost.lambda, queued);
         }
         if now_empty {
             let rank = self.rank_of[slot] as usize;
@@ -1282,13 +1287,7 @@ impl<'a> Engine<'a> {
             let mut ready = UNKNOWN;
             let mut subs = p.ready_subs;
             while subs != 0 {
-                let si = subs.trailing_zeros() as usize;
-                let free = if self.queued & (1 << si) != 0 {
-                    0
-                } else {
-                    p.subs[si].next_free
-                };
-                ready = ready.min(free);
+                ready = ready.min(p.subs[subs.trailing_zeros() as usize].next_free);
                 subs &= subs - 1;
             }
             let pending = p.pending.min();

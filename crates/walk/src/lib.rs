@@ -97,6 +97,11 @@ pub struct Options {
     /// set below one, warp 0 of each walked group runs the profile-fitted loops longer and the
     /// others shorter ([`uneven::split`]). `None`: every warp runs the fitted counts.
     pub busy_share: Option<f64>,
+    /// Compare each global load with the same warp of the groups 1, 2, 4, ..., 64 apart in
+    /// launch order for data that groups running at the same time share (`Reuse::Groups`);
+    /// off: with the next group only. Where a profile's counters give mapper g the DRAM share
+    /// of the accesses, the front ends turn it off: the search costs about half an IDG build.
+    pub nearby_groups: bool,
 }
 
 /// The default IDG-size budget: 2^22 template nodes. The bundled kernels build at most
@@ -113,6 +118,7 @@ impl Default for Options {
             max_inlined: ir::DEFAULT_INLINE_BUDGET,
             max_idg_nodes: DEFAULT_MAX_IDG_NODES,
             busy_share: None,
+            nearby_groups: true,
         }
     }
 }
@@ -195,7 +201,12 @@ pub fn build(
         // dozen SMs or more: what one of them loads at the same point of its path is in L2
         // for the others (tiles of a grouped matrix product, shared vectors). Forward, or
         // backward where the grid ends.
-        let mut neighbours: Vec<u64> = NEIGHBOUR_DISTANCES
+        let distances = if opts.nearby_groups {
+            &NEIGHBOUR_DISTANCES[..]
+        } else {
+            &NEIGHBOUR_DISTANCES[..1]
+        };
+        let mut neighbours: Vec<u64> = distances
             .iter()
             .filter_map(|&d| match g.checked_add(d) {
                 Some(n) if n < total => Some(n),

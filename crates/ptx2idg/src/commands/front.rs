@@ -208,6 +208,8 @@ pub fn run(
     let opts = walk::Options {
         unknown_branch: unknown,
         busy_share,
+        // Counters, where the profile has the launch, give mapper g the DRAM share.
+        nearby_groups: data.launch(&source.entry, trips.invocation()).is_none(),
         ..walk_args.options()
     };
     let measured = match (walk_args.unknown_branch, g.sass) {

@@ -68,6 +68,7 @@ impl WalkArgs {
             max_inlined: self.max_inlined,
             max_idg_nodes: self.max_idg_nodes,
             busy_share: None,
+            nearby_groups: true,
         }
     }
 }

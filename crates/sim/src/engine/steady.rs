@@ -409,6 +409,7 @@ impl Engine<'_> {
             p.valve.before_last += valve_busy(pi);
             for (si, s) in p.subs.iter_mut().enumerate() {
                 sh(&mut s.next_free);
+                sh(&mut s.queue_free);
                 s.busy.last_start += dt;
                 s.busy.before_last += sub_busy(pi, si);
             }
@@ -528,6 +529,7 @@ impl Engine<'_> {
             for s in &p.subs {
                 key.extend([
                     future(s.next_free),
+                    future(s.queue_free),
                     future(s.busy.last_start + s.busy.last_len),
                     u64::from(s.ready_count),
                 ]);
