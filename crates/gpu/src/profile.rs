@@ -775,31 +775,21 @@ impl Resolver<'_> {
             )
         })?;
 
-        let reread_subsystem = match &raw.reread_subsystem {
-            None => None,
-            Some(name) => Some(find(name).ok_or_else(|| {
+        // An optional key naming a declared subsystem.
+        let named = |key: &str, name: &Option<String>| match name {
+            None => Ok(None),
+            Some(name) => find(name).map(Some).ok_or_else(|| {
                 self.invalid(
-                    "reread_subsystem".into(),
+                    key.into(),
                     format!(
                         "unknown subsystem `{name}` (declared: {})",
                         known_subsystems()
                     ),
                 )
-            })?),
+            }),
         };
-
-        let async_copy_subsystem = match &raw.async_copy_subsystem {
-            None => None,
-            Some(name) => Some(find(name).ok_or_else(|| {
-                self.invalid(
-                    "async_copy_subsystem".into(),
-                    format!(
-                        "unknown subsystem `{name}` (declared: {})",
-                        known_subsystems()
-                    ),
-                )
-            })?),
-        };
+        let reread_subsystem = named("reread_subsystem", &raw.reread_subsystem)?;
+        let async_copy_subsystem = named("async_copy_subsystem", &raw.async_copy_subsystem)?;
 
         // Rules form a DAG (class::tests::rules_are_acyclic), so plain recursion terminates.
         for &l in MemLevel::ALL {

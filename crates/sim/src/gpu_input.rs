@@ -29,19 +29,19 @@ pub fn hardware_from_profile(profile: &GpuProfile) -> Hardware {
         clock_mhz: profile.clock_mhz,
         dispatch_latency: profile.launch.latency.ticks(),
         dispatch_interval: profile.launch.interval.ticks(),
-        sm_wide: profile
-            .subsystems
-            .iter()
-            .enumerate()
-            .filter(|(i, s)| s.sm_wide && *i < 64)
-            .fold(0, |m, (i, _)| m | 1 << i),
-        queued: profile
-            .subsystems
-            .iter()
-            .enumerate()
-            .filter(|(i, s)| s.queued && *i < 64)
-            .fold(0, |m, (i, _)| m | 1 << i),
+        sm_wide: subsystem_mask(profile, |s| s.sm_wide),
+        queued: subsystem_mask(profile, |s| s.queued),
     }
+}
+
+/// Bit `i` set for each of the profile's first 64 subsystems that `pick` selects.
+fn subsystem_mask(profile: &GpuProfile, pick: impl Fn(&gpu::Subsystem) -> bool) -> u64 {
+    profile
+        .subsystems
+        .iter()
+        .enumerate()
+        .filter(|(i, s)| pick(s) && *i < 64)
+        .fold(0, |m, (i, _)| m | 1 << i)
 }
 
 /// The profile's scheduler policy.

@@ -223,35 +223,34 @@ pub fn build(
                 Some(m) => m.second,
                 None => opts.unknown_branch,
             };
-            let mut traces = Vec::with_capacity(neighbours.len());
-            for &n in &neighbours {
-                let warp = WarpState::new(kernel, launch, launch.ctaid_of(n), w);
-                let walk = warp::WarpWalk::new(
+            // Warp `w` of the group at `ctaid`, compared with `peers`.
+            let walk = |ctaid, peers| {
+                warp::WarpWalk::new(
                     kernel,
                     an,
                     trips_of(w),
                     opts,
                     policy,
-                    warp,
-                    warp::Peers::default(),
+                    WarpState::new(kernel, launch, ctaid, w),
+                    peers,
                     opts.max_idg_nodes.saturating_sub(kept),
-                );
-                traces.push(walk.trace_only().run()?.loads);
-            }
-            let warp = WarpState::new(kernel, launch, ctaid, w);
-            let budget = opts.max_idg_nodes.saturating_sub(kept);
-            let out = warp::WarpWalk::new(
-                kernel,
-                an,
-                trips_of(w),
-                opts,
-                policy,
-                warp,
+                )
+            };
+            let traces = neighbours
+                .iter()
+                .map(|&n| {
+                    walk(launch.ctaid_of(n), warp::Peers::default())
+                        .trace_only()
+                        .run()
+                        .map(|o| o.loads)
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let out = walk(
+                ctaid,
                 warp::Peers {
                     neighbours: &traces,
                     siblings: &siblings,
                 },
-                budget,
             )
             .run()?;
             siblings.push(out.loads);

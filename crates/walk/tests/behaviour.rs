@@ -704,20 +704,25 @@ $L_loop:
 }
 "#;
 
-/// A `cp.async`'s access is the read of its global source (what it costs and what ncu counts
-/// as a global load request), not its shared destination: 16 bytes a lane, the lanes' 512
-/// contiguous bytes in 16 sectors, and from the second iteration on a re-read of the same
-/// sectors.
-#[test]
-fn an_async_copy_reads_its_global_source() {
-    let fe = build(
+/// One warp running [`CP_ASYNC_PIPELINE`].
+fn pipeline() -> walk::FrontEnd {
+    build(
         CP_ASYNC_PIPELINE,
         "pipe",
         [1, 1, 1],
         [32, 1, 1],
         &[],
         &Options::default(),
-    );
+    )
+}
+
+/// A `cp.async`'s access is the read of its global source (what it costs and what ncu counts
+/// as a global load request), not its shared destination: 16 bytes a lane, the lanes' 512
+/// contiguous bytes in 16 sectors, and from the second iteration on a re-read of the same
+/// sectors.
+#[test]
+fn an_async_copy_reads_its_global_source() {
+    let fe = pipeline();
     let idg = &fe.built.idgs.classes[0].idg;
     let copies: Vec<idg::MemAccess> = idg
         .nodes
@@ -742,14 +747,7 @@ fn an_async_copy_reads_its_global_source() {
 /// the commits' group slots; the warp's later instructions wait for the wait.
 #[test]
 fn async_copy_waits_depend_on_the_groups_they_wait_for() {
-    let fe = build(
-        CP_ASYNC_PIPELINE,
-        "pipe",
-        [1, 1, 1],
-        [32, 1, 1],
-        &[],
-        &Options::default(),
-    );
+    let fe = pipeline();
     let idg = &fe.built.idgs.classes[0].idg;
     let g = idg.materialize(1000).unwrap();
     last_writers_are_predecessors(idg, &g);
