@@ -509,24 +509,10 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             writes.push(self.barrier);
         } else if op.is_memory() {
             category = Category::Memory;
-            // A `cp.async` names its shared destination first, but what it costs and what
-            // the profiler counts (an L1TEX global load request) is the read of its global
-            // source: the access is that read.
-            let copy = async_copy_source(inst);
-            let space = match copy {
-                Some(_) => MemSpace::Global,
-                None => mem_space(self.kernel, inst),
-            };
-            let bytes = match copy {
-                Some((_, bytes)) => bytes,
-                None => op.bytes_per_lane().unwrap_or(4),
-            };
+            let (space, bytes, addr) = access(self.kernel, inst);
             let store = op.is_store();
             let atomic = op.is_atomic();
-            let addrs = copy
-                .map(|(a, _)| a)
-                .or_else(|| address(inst))
-                .map(|a| self.warp.eval_addr(a, executing));
+            let addrs = addr.map(|a| self.warp.eval_addr(a, executing));
             let pattern = addrs
                 .as_ref()
                 .and_then(|a| pattern::analyse(a, executing, bytes));
@@ -622,21 +608,11 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
         if !op.is_memory() || op.is_store() || op.is_atomic() {
             return;
         }
-        let copy = async_copy_source(inst);
-        let space = match copy {
-            Some(_) => MemSpace::Global,
-            None => mem_space(self.kernel, inst),
-        };
+        let (space, bytes, addr) = access(self.kernel, inst);
         if space != MemSpace::Global {
             return;
         }
-        let bytes = match copy {
-            Some((_, bytes)) => bytes,
-            None => op.bytes_per_lane().unwrap_or(4),
-        };
-        let sectors = copy
-            .map(|(a, _)| a)
-            .or_else(|| address(inst))
+        let sectors = addr
             .map(|a| self.warp.eval_addr(a, executing))
             .and_then(|a| pattern::sectors(&a, executing, bytes))
             .unwrap_or_default();
@@ -766,9 +742,7 @@ enum AsyncAction {
 fn async_action(inst: &Inst) -> Option<(&'static str, AsyncAction)> {
     let m = &inst.op.mods;
     let family = match inst.op.opcode {
-        Opcode::Cp if m.has_other("async") && !m.has_other("bulk") && m.reduce.is_none() => {
-            CP_ASYNC
-        }
+        Opcode::Cp if is_thread_copy(&inst.op) => CP_ASYNC,
         Opcode::Wgmma => "wgmma",
         _ => return None,
     };
@@ -791,16 +765,33 @@ fn async_action(inst: &Inst) -> Option<(&'static str, AsyncAction)> {
     Some((family, action))
 }
 
+/// A per-thread asynchronous copy or its group bookkeeping (`cp.async.*`, not the bulk copies,
+/// which move a whole tile for one thread, nor `cp.reduce.async`).
+fn is_thread_copy(op: &ptx::ast::Op) -> bool {
+    let m = &op.mods;
+    op.opcode == Opcode::Cp && m.has_other("async") && !m.has_other("bulk") && m.reduce.is_none()
+}
+
+/// What a memory instruction accesses: its space, the bytes each lane moves and the address
+/// the walk analyses. A per-thread `cp.async` names its shared destination first, but what it
+/// costs and what the profiler counts (an L1TEX global load request) is the read of its
+/// global source: its access is that read.
+fn access<'i>(kernel: &Kernel, inst: &'i Inst) -> (MemSpace, u32, Option<&'i Operand>) {
+    match async_copy_source(inst) {
+        Some((src, bytes)) => (MemSpace::Global, bytes, Some(src)),
+        None => (
+            mem_space(kernel, inst),
+            inst.op.bytes_per_lane().unwrap_or(4),
+            address(inst),
+        ),
+    }
+}
+
 /// The global source of a per-thread `cp.async` copy (`cp.async.ca/cg.shared.global [dst],
 /// [src], cp-size{, src-size}{, policy}`) and the bytes each thread copies (cp-size: 4, 8 or
-/// 16). Bulk copies move a whole tile for one thread and are left to the destination rule.
+/// 16). Bulk copies are left to the destination rule.
 fn async_copy_source(inst: &Inst) -> Option<(&Operand, u32)> {
-    let m = &inst.op.mods;
-    if inst.op.opcode != Opcode::Cp
-        || !m.has_other("async")
-        || m.has_other("bulk")
-        || m.reduce.is_some()
-    {
+    if !is_thread_copy(&inst.op) {
         return None;
     }
     match inst.operands.as_slice() {
