@@ -31,8 +31,12 @@ fn passes(n: u32) -> String {
 }
 
 fn idgs(n: u32) -> idg::KernelIdgs {
-    let ptx = passes(n);
-    let module = ptx::parse(&ptx).unwrap();
+    launch(&passes(n), "passes")
+}
+
+/// The IDGs of `entry` launched as 64 groups of one warp, default options.
+fn launch(ptx: &str, entry: &str) -> idg::KernelIdgs {
+    let module = ptx::parse(ptx).unwrap();
     let launch = ir::Launch {
         grid: [64, 1, 1],
         block: [32, 1, 1],
@@ -40,7 +44,7 @@ fn idgs(n: u32) -> idg::KernelIdgs {
     };
     walk::front_end(
         &module,
-        "passes",
+        entry,
         &launch,
         &ir::TripInputs::default(),
         &walk::Options::default(),
@@ -123,22 +127,7 @@ fn a_tile_groups_eight_apart_share_is_on_chip() {
          \tld.global.f32 %f1, [%rd5];\n\
          \tmul.wide.u32 %rd6, %r1, 4096;\n\tadd.s64 %rd7, %rd1, %rd6;\n\
          \tadd.s64 %rd7, %rd7, %rd3;\n\tld.global.f32 %f2, [%rd7+1048576];\n\tret;\n}\n";
-    let module = ptx::parse(src).unwrap();
-    let launch = ir::Launch {
-        grid: [64, 1, 1],
-        block: [32, 1, 1],
-        params: vec![],
-    };
-    let k = walk::front_end(
-        &module,
-        "tiles",
-        &launch,
-        &ir::TripInputs::default(),
-        &walk::Options::default(),
-    )
-    .unwrap()
-    .built
-    .idgs;
+    let k = launch(src, "tiles");
     let reuse: Vec<Option<Reuse>> = k.classes[0]
         .idg
         .nodes
