@@ -490,7 +490,7 @@ TAXONOMY = [
     ("int.add", "add.s32"), ("int.mul", "mul.lo.s32"), ("int.mad", "mad.lo.s32"),
     ("int.div", "div.s32"), ("int.rem", "rem.s32"), ("int.logic", "logic.b32"),
     ("int.shift", "shift.b32"), ("setp", "setp.s32"), ("selp", "selp.b32"),
-    ("cvt", "cvt.f32.s32"), ("mov", "mov.b32"), ("shfl", "shfl.sync.bfly"), ("vote", "vote.any"),
+    ("cvt", "cvt.f32.s32"), ("cvt.f16", "cvt.f32.f16"), ("mov", "mov.b32"), ("shfl", "shfl.sync.bfly"), ("vote", "vote.any"),
     ("atom.global", "atom.global"), ("atom.shared", "atom.shared"),
     ("st.shared", "st.shared"), ("st.local", "st.local"),
     ("tensor.mma", "mma.sync.m16n8k16.f32"), ("tensor.wgmma", "wgmma.m64nNk16.f32"),

@@ -145,6 +145,10 @@ classes! {
     Selp = "selp" => Rule::SameAs(IntAdd),
     /// cvt with a floating-point source or destination.
     Cvt = "cvt" => Rule::SameAs(SfuCos),
+    /// cvt between f16 (or f16x2) and f32: on NVIDIA GPUs since Volta an FP16 add with an
+    /// f32 result or a pack of two (HADD2.F32, F2FP.PACK_AB), not a conversion unit's op.
+    /// Profiles that do not measure it take the other float conversions' rate.
+    CvtF16 = "cvt.f16" => Rule::SameAs(Cvt),
     /// cvt between integer types, cvta, isspacep.
     CvtInt = "cvt.int" => Rule::SameAs(IntAdd),
     /// mov (also of special registers and addresses).

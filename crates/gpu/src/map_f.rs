@@ -126,8 +126,20 @@ pub fn classify(op: &Op) -> Option<InstClass> {
         Ld | Ldu => load_class(op.mods.space),
         St => store_class(op.mods.space),
         Cvt => {
-            let any_float = op.mods.types.iter().any(|t| t.is_float());
-            Some(if any_float { C::Cvt } else { C::CvtInt })
+            let t = &op.mods.types;
+            let half = |x: &ScalarType| matches!(x, ScalarType::F16 | ScalarType::F16x2);
+            Some(
+                if t.len() == 2
+                    && t.iter().any(half)
+                    && t.iter().all(|x| half(x) || *x == ScalarType::F32)
+                {
+                    C::CvtF16
+                } else if t.iter().any(|t| t.is_float()) {
+                    C::Cvt
+                } else {
+                    C::CvtInt
+                },
+            )
         }
         Cvta | Isspacep => Some(C::CvtInt),
         Shfl | Match | Redux | Movmatrix => Some(C::Shfl),
@@ -333,6 +345,11 @@ mod tests {
             ("rem.u32 %r1, %r2, %r3;", InstClass::IntRem),
             ("and.pred %p1, %p2, %p3;", InstClass::IntLogic),
             ("cvt.rn.f32.s32 %f1, %r1;", InstClass::Cvt),
+            ("cvt.f32.f16 %f1, %rs1;", InstClass::CvtF16),
+            ("cvt.rn.f16x2.f32 %r1, %f1, %f2;", InstClass::CvtF16),
+            ("cvt.rn.f16.f32 %rs1, %f1;", InstClass::CvtF16),
+            ("cvt.f32.bf16 %f1, %rs1;", InstClass::Cvt),
+            ("cvt.f64.f16 %fd1, %rs1;", InstClass::Cvt),
             ("cvt.u64.u32 %rd1, %r1;", InstClass::CvtInt),
             ("ld.global.nc.v4.f32 {%f1, %f2, %f3, %f4}, [%rd1];", InstClass::LdGlobal),
             ("ld.u32 %r1, [%rd1];", InstClass::LdGlobal),

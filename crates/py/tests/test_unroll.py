@@ -116,12 +116,29 @@ def test_the_loop_runs_four_iterations_with_their_loads_first():
                                       "\tsetp.lt.s32 \t%p2, %r10, %r10_lim0;"]
     # The remainder's last copy feeds the code after the loop; the induction ends where the
     # original loop left it.
-    assert "\tadd.f32 \t%f1, %f1_r0x0, %f2;" in lines
+    assert "\tadd.f32 \t%f1, %f1_r0s2x0, %f2;" in lines
     assert lines[sums[-1] + 1] == "\tadd.s32 \t%r10, %r10, 64;"
 
 
+def test_fewer_iterations_than_the_unroll_run_as_the_remainder_blocks():
+    # ptxas follows a loop unrolled by 4 with a 2x block and a 1x block, each run once if that
+    # many iterations remain: 3 iterations are the 2x block (both loads first), then the 1x.
+    lines = _unrolled(96).splitlines()
+    assert "$L__unroll0:" not in lines and "$L__BB0_1:" not in lines
+    loads = [i for i, line in enumerate(lines) if "ld.global" in line]
+    sums = [i for i, line in enumerate(lines) if line.startswith("\tadd.f32")]
+    assert len(loads) == 3 and max(loads[:2]) < min(sums[:2]) and sums[1] < loads[2]
+    assert [lines[i] for i in sums] == [
+        "\tadd.f32 \t%f1_r0s2x0, %f1, %f2_r0s2x0;",
+        "\tadd.f32 \t%f1, %f1_r0s2x0, %f2;",
+        "\tadd.f32 \t%f1, %f1, %f2;",
+    ]
+    # One iteration: nothing to overlap, the loop stays.
+    assert _unrolled(32) == PTX
+
+
 def test_every_iteration_still_runs_once():
-    for n in (320, 256, 128):
+    for n in (320, 256, 128, 96, 64):
         assert _loads_per_warp(_unrolled(n), n) == _loads_per_warp(PTX, n) == n // 32
 
 
@@ -133,8 +150,6 @@ def test_unrolled_loads_overlap():
 
 
 def test_loops_ptxas_left_alone_stay():
-    # Fewer iterations than the unroll factor: the machine code runs the remainder only.
-    assert with_unrolled_loops(PTX, SASS, _loop_trips(PTX, LAUNCH["grid"], 32, {"n": 96})) == PTX
     # The machine code's loop loads what the PTX loop loads.
     one = re.sub(r".*LDG.E R[567].*\n", "", SASS)
     assert with_unrolled_loops(PTX, one, {PTX.splitlines().index("$L__BB0_1:"): 10}) == PTX

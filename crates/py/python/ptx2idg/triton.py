@@ -518,17 +518,24 @@ def _unrolled(lines, head, latch, unroll, trips, tag, types):
                     out.append(copy(i, k, name, prev))
         return out
 
-    top, lim = f"$L__unroll{tag}", f"{ind}_lim{tag}"
-    decls[lim] = type_of(ind)
-    out = [f"\tsub.{ty} \t{lim}, {bound}, {(unroll - 1) * step};", f"{top}:"]
-    out += group([f"u{tag}x{k}" for k in range(unroll - 1)] + [None])
-    out += [f"\tadd.{ty} \t{ind}, {ind}, {unroll * step};",
-            f"\tsetp.lt.{ty} \t{pred}, {ind}, {lim};",
-            f"\t@{pred} bra \t{top};"]
-    rest = trips % unroll
-    if rest:
-        out += group([f"r{tag}x{k}" for k in range(rest - 1)] + [None])
-        out.append(f"\tadd.{ty} \t{ind}, {ind}, {rest * step};")
+    out = []
+    if trips >= unroll:
+        top, lim = f"$L__unroll{tag}", f"{ind}_lim{tag}"
+        decls[lim] = type_of(ind)
+        out += [f"\tsub.{ty} \t{lim}, {bound}, {(unroll - 1) * step};", f"{top}:"]
+        out += group([f"u{tag}x{k}" for k in range(unroll - 1)] + [None])
+        out += [f"\tadd.{ty} \t{ind}, {ind}, {unroll * step};",
+                f"\tsetp.lt.{ty} \t{pred}, {ind}, {lim};",
+                f"\t@{pred} bra \t{top};"]
+    # ptxas follows the unrolled loop with blocks of half as many copies, each run once if
+    # that many iterations remain (by 4: a 2x block, then a 1x block).
+    rest, size = trips % unroll, unroll // 2
+    while rest:
+        if size <= rest:
+            out += group([f"r{tag}s{size}x{k}" for k in range(size - 1)] + [None])
+            out.append(f"\tadd.{ty} \t{ind}, {ind}, {size * step};")
+            rest -= size
+        size //= 2
     return out, decls
 
 
@@ -568,7 +575,7 @@ def with_unrolled_loops(ptx, sass, trips):
                 targets.get(label) != 1:
             continue
         unroll = sass_bytes // ptx_bytes
-        if trips.get(head, 0) < unroll:
+        if trips.get(head, 0) < 2:
             continue
         new = _unrolled(lines, head, latch, unroll, trips[head], tag, types)
         if new is not None:
