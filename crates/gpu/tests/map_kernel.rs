@@ -293,3 +293,28 @@ fn an_async_copy_costs_a_load_of_its_bytes() {
     assert_eq!(g.subsystem(copy.subsystem).name, "copy");
     assert!(g.subsystem(copy.subsystem).queued);
 }
+
+/// Shuffles run beside the DRAM stream on the H100 (bench/microbench/mio_dram_mix.cu: a kernel
+/// doing both takes at most 1.02 times the longer alone), so they are not on the load/store
+/// path a global load holds; f16 conversions run at the FP32 rate (arith.cu's round trip),
+/// not at the rate of the conversions `cvt` was measured on.
+#[test]
+fn h100_shuffles_and_half_conversions_follow_their_measurements() {
+    let body = "\tld.param.u64 %rd1, [p];\n\tcvta.to.global.u64 %rd2, %rd1;\n\
+         \tmov.u32 %r1, %tid.x;\n\tmul.wide.u32 %rd3, %r1, 2;\n\tadd.s64 %rd4, %rd2, %rd3;\n\
+         \tld.global.b16 %rs1, [%rd4];\n\tcvt.f32.f16 %f1, %rs1;\n\
+         \tshfl.sync.bfly.b32 %f2, %f1, 16, 31, -1;\n\tcvt.rn.f32.s32 %f3, %r1;\n";
+    let idgs = build(body, 32);
+    let g = GpuProfile::bundled("hopper-h100").unwrap();
+    let (t, _) = map_kernel(&idgs, &g, None);
+    let load = timing_of(&idgs, &t, "ld.global.b16");
+    let shfl = timing_of(&idgs, &t, "shfl.sync.bfly.b32");
+    assert_eq!(g.subsystem(load.subsystem).name, "mem");
+    assert_eq!(g.subsystem(shfl.subsystem).name, "shfl");
+    assert!(g.subsystem(shfl.subsystem).sm_wide);
+    let half = timing_of(&idgs, &t, "cvt.f32.f16");
+    let int = timing_of(&idgs, &t, "cvt.rn.f32.s32");
+    assert_eq!((half.class, int.class), (InstClass::CvtF16, InstClass::Cvt));
+    assert_eq!(half.lambda, g.class(InstClass::F32Add).lambda);
+    assert!(int.lambda.to_f64() > 4.0 * half.lambda.to_f64());
+}
