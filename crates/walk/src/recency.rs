@@ -9,6 +9,11 @@
 //! room (a compaction in linear time, amortised over as many touches), so memory follows the
 //! distinct sectors the walk touched, not the touches.
 //!
+//! The recency also keeps the warp's instruction clock (one tick per instruction walked) at
+//! each stamp, so a re-read knows how many of the warp's instructions lie between it and its
+//! data's last touch ([`Recency::instructions_since`]): the share of the warp's time, where
+//! the distance is the share of its bytes.
+//!
 //! Iterations of a loop the walk does not follow (a template repeat, walked once for all its
 //! iterations) are summarised by [`Recency::repeat`]: each touches, after the one walked, as
 //! many distinct sectors as the walked one did (stores' and shared loads' shares alike), all taken as distinct
@@ -86,6 +91,10 @@ pub(crate) struct Recency<K> {
     /// The stamps where the template iterations being walked began, innermost last (kept
     /// through compactions).
     pins: Vec<usize>,
+    /// Instructions walked so far, summarised iterations included.
+    clock: u64,
+    /// The clock at each stamp (parallel to `at`).
+    clock_at: Vec<u64>,
 }
 
 impl<K: Hash + Eq + Copy> Recency<K> {
@@ -96,19 +105,47 @@ impl<K: Hash + Eq + Copy> Recency<K> {
             tree: vec![Counts::default(); MIN_STAMPS + 1],
             total: Counts::default(),
             pins: Vec::new(),
+            clock: 0,
+            clock_at: Vec::new(),
         }
+    }
+
+    /// One instruction walked.
+    pub(crate) fn tick(&mut self) {
+        self.clock = self.clock.saturating_add(1);
+    }
+
+    /// Instructions walked so far, summarised iterations included.
+    pub(crate) fn clock(&self) -> u64 {
+        self.clock
+    }
+
+    /// Every distinct sector touched so far (summaries included): the warp's traffic.
+    pub(crate) fn total(&self) -> Counts {
+        self.total
+    }
+
+    /// The stamp of the oldest last touch of `sectors`, if every one was touched.
+    fn oldest(&self, sectors: &[K]) -> Option<usize> {
+        let mut oldest: Option<usize> = None;
+        for s in sectors {
+            let stamp = self.last.get(s)?.0;
+            oldest = Some(oldest.map_or(stamp, |o| o.min(stamp)));
+        }
+        oldest
+    }
+
+    /// The instructions walked since the oldest last touch of `sectors`, or `None` if one of
+    /// them was never touched.
+    pub(crate) fn instructions_since(&self, sectors: &[K]) -> Option<u64> {
+        Some(self.clock - self.clock_at[self.oldest(sectors)?])
     }
 
     /// The distinct sectors touched since the oldest last touch of `sectors` (themselves
     /// included), or `None` if one of them was never touched.
     pub(crate) fn distance(&self, sectors: &[K]) -> Option<Counts> {
         // Called for every global load the walk meets: no allocation.
-        let mut oldest: Option<usize> = None;
-        for s in sectors {
-            let stamp = self.last.get(s)?.0;
-            oldest = Some(oldest.map_or(stamp, |o| o.min(stamp)));
-        }
-        Some(self.total.minus(self.prefix(oldest?)))
+        Some(self.total.minus(self.prefix(self.oldest(sectors)?)))
     }
 
     /// Records one touch of `sectors`: a store's when `store`, a load every group makes
@@ -150,6 +187,9 @@ impl<K: Hash + Eq + Copy> Recency<K> {
         let Some(pin) = self.pins.pop() else {
             return;
         };
+        // The summarised iterations take as many instructions as the walked one.
+        let span = self.clock - self.clock_at[pin];
+        self.clock = self.clock.saturating_add(span.saturating_mul(times));
         let walked = self.total.minus(self.prefix(pin));
         let room = MAX_SECTORS.saturating_sub(self.total.all);
         let all = walked.all.saturating_mul(times).min(room);
@@ -172,6 +212,7 @@ impl<K: Hash + Eq + Copy> Recency<K> {
             self.compact();
         }
         self.at.push(Counts::default());
+        self.clock_at.push(self.clock);
         self.at.len() - 1
     }
 
@@ -183,10 +224,12 @@ impl<K: Hash + Eq + Copy> Recency<K> {
             renumber[p] = 0;
         }
         let mut kept = Vec::new();
+        let mut kept_clock = Vec::new();
         for (i, c) in self.at.iter().enumerate() {
             if c.all != 0 || renumber[i] == 0 {
                 renumber[i] = kept.len();
                 kept.push(*c);
+                kept_clock.push(self.clock_at[i]);
             }
         }
         for l in self.last.values_mut() {
@@ -208,6 +251,7 @@ impl<K: Hash + Eq + Copy> Recency<K> {
         }
         self.tree = tree;
         self.at = kept;
+        self.clock_at = kept_clock;
     }
 
     fn add(&mut self, stamp: usize, c: Counts) {
@@ -358,6 +402,35 @@ mod tests {
         r.touch(&[0], false, false);
         r.repeat(0);
         assert_eq!(all(&r, &[0]), Some(1));
+    }
+
+    #[test]
+    fn a_re_read_knows_the_instructions_since_its_data_was_touched() {
+        let mut r = Recency::new();
+        r.tick();
+        r.touch(&[0, 1], false, false);
+        assert_eq!(r.instructions_since(&[0, 1]), Some(0));
+        assert_eq!(r.instructions_since(&[9]), None);
+        // Two instructions, then a loop of 10 iterations of 3, one walked for all.
+        r.tick();
+        r.tick();
+        r.begin();
+        for _ in 0..3 {
+            r.tick();
+        }
+        r.touch(&[5], false, false);
+        r.repeat(9);
+        assert_eq!(r.clock(), 1 + 2 + 30);
+        assert_eq!(r.instructions_since(&[0]), Some(32));
+        // The oldest of the sectors decides; compactions keep the clock of every stamp.
+        r.touch(&[1], false, false);
+        assert_eq!(r.instructions_since(&[0, 1]), Some(32));
+        for k in 0..5000u32 {
+            r.tick();
+            r.touch(&[100 + k % 700], false, false);
+        }
+        assert_eq!(r.instructions_since(&[0]), Some(5032));
+        assert_eq!(r.total().all, 2 + 1 + 9 + 700);
     }
 
     #[test]

@@ -17,7 +17,9 @@
 //!
 //! Global loads also get their [`Reuse`]: the warp remembers every global sector it touched
 //! (loads and stores) and when ([`crate::recency`]); a load of sectors all touched before
-//! re-reads them (`Reuse::Warp`, with the distinct data touched in between), a load whose
+//! re-reads them (`Reuse::Warp`, with the data touched in between: the distinct sectors the
+//! warp itself touched, or, when more, its whole traffic times its share of instructions in
+//! between, what the warps beside it stream in that time; set when the walk ends), a load whose
 //! sectors an earlier warp of the group loads at the same point of its path ([`LoadTrace`])
 //! finds them in L1 (`Reuse::Siblings`), and one whose sectors the same warp of a
 //! neighbouring group loads there reads data the whole grid shares (`Reuse::Groups`).
@@ -25,14 +27,14 @@
 use std::collections::HashMap;
 
 use idg::{
-    Barrier, BarrierKind, Category, IdgBuilder, LoopInfo, MemAccess, MemSpace, Node, ResourceId,
-    ResourceKind, Reuse, SrcLoc,
+    Barrier, BarrierKind, Category, Idg, IdgBuilder, LoopInfo, MemAccess, MemSpace, Node, NodeId,
+    ResourceId, ResourceKind, Reuse, SrcLoc,
 };
 use ir::{AddrBase, Analysis, BlockId, Inst, Kernel, LoopId, Operand, Term, Trips, WarpState};
 use ptx::ast::{Flag, Opcode, StateSpace};
 
 use crate::pattern::{self, Sector};
-use crate::recency::Recency;
+use crate::recency::{Counts, Recency};
 use crate::{Options, UnknownBranch, WalkError};
 
 /// The global loads a warp issued, in order: PTX line and sectors (empty when some lane's
@@ -96,6 +98,9 @@ pub(crate) struct WarpWalk<'a, 'l> {
     runs: u64,
     /// Every global sector the warp touched, by last touch (template loops summarised).
     recency: Recency<Sector>,
+    /// The warp's re-reads (`Reuse::Warp` nodes) and the instructions since their data's last
+    /// touch, for the time share [`Self::run`] gives them once the warp's length is known.
+    rereads: Vec<(NodeId, u64)>,
     /// This warp's global loads, for a walk of another group.
     pub(crate) loads: LoadTrace,
     /// The same warp of groups near this one in launch order, walked first.
@@ -159,6 +164,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             divergent: 0,
             runs: 1,
             recency: Recency::new(),
+            rereads: Vec::new(),
             loads: Vec::new(),
             neighbours: peers.neighbours,
             siblings: peers.siblings,
@@ -179,7 +185,14 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
         let idg = if self.trace_only {
             idg::Idg::default()
         } else {
-            self.b.finish().map_err(WalkError::Idg)?
+            let mut idg = self.b.finish().map_err(WalkError::Idg)?;
+            time_shares(
+                &mut idg,
+                &self.rereads,
+                self.recency.total(),
+                self.recency.clock(),
+            );
+            idg
         };
         Ok(WarpOutcome {
             idg,
@@ -418,6 +431,9 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
                     self.b.end_repeat()
                 }
                 .map_err(WalkError::Idg)?;
+                // A folded iteration dropped its nodes (the kept one's re-reads stand for it).
+                let nodes = self.b.node_count();
+                self.rereads.retain(|(id, _)| id.index() < nodes);
                 if let End::Exited = end {
                     self.iterating.pop();
                     return Ok(End::Exited);
@@ -476,6 +492,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             self.warp.step(inst, mask);
             return;
         }
+        self.recency.tick();
         let mut reads: Vec<ResourceId> = Vec::new();
         let mut writes: Vec<ResourceId> = Vec::new();
         for r in inst.uses() {
@@ -492,6 +509,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
         let mut category = Category::Compute;
         let mut mem = None;
         let mut barrier = None;
+        let mut reread_since = None;
         if op.is_branch() {
             category = Category::Control;
             writes.push(self.control);
@@ -516,7 +534,8 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             let pattern = addrs
                 .as_ref()
                 .and_then(|a| pattern::analyse(a, executing, bytes));
-            let reuse = if space == MemSpace::Global && !atomic {
+            let reuse;
+            (reuse, reread_since) = if space == MemSpace::Global && !atomic {
                 let sectors = addrs
                     .as_ref()
                     .and_then(|a| pattern::sectors(a, executing, bytes))
@@ -526,10 +545,10 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
                 let uniform = matches!(op.opcode, Opcode::Ld | Opcode::Ldu)
                     && executing.count_ones() > 1
                     && pattern.is_some_and(|p| p.lane_stride_bytes == Some(0));
-                let reuse = self.touch_global(inst.ptx_line, sectors, store);
-                reuse.filter(|_| !uniform)
+                let (reuse, since) = self.touch_global(inst.ptx_line, sectors, store);
+                (reuse.filter(|_| !uniform), since.filter(|_| !uniform))
             } else {
-                None
+                (None, None)
             };
             let res = self.b.resource(ResourceKind::Memory, space_name(space));
             if store || atomic {
@@ -583,7 +602,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
         reads.dedup();
         writes.sort_unstable();
         writes.dedup();
-        self.b.push(Node {
+        let id = self.b.push(Node {
             op: op.clone(),
             category,
             reads,
@@ -598,6 +617,9 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             barrier,
             active_lanes: executing.count_ones(),
         });
+        if let Some(since) = reread_since {
+            self.rereads.push((id, since));
+        }
         self.warp.step(inst, mask);
     }
 
@@ -620,8 +642,15 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
     }
 
     /// Records a global access's sectors (empty: unknown) and says how a load reuses them.
-    fn touch_global(&mut self, line: u32, sectors: Vec<Sector>, store: bool) -> Option<Reuse> {
+    /// With a re-read (`Reuse::Warp`), the instructions since its data's last touch.
+    fn touch_global(
+        &mut self,
+        line: u32,
+        sectors: Vec<Sector>,
+        store: bool,
+    ) -> (Option<Reuse>, Option<u64>) {
         let mut reuse = None;
+        let mut since = None;
         // Sectors every group loads are one copy in L2 for the whole grid.
         let mut shared = false;
         if !store && !sectors.is_empty() {
@@ -632,6 +661,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             };
             let distance = self.recency.distance(&sectors);
             shared = distance.is_none() && self.neighbours.iter().any(same);
+            since = distance.and(self.recency.instructions_since(&sectors));
             reuse = match distance {
                 Some(d) => Some(Reuse::Warp {
                     distance_bytes: d.all.saturating_mul(SECTOR_BYTES),
@@ -647,7 +677,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
         if !store {
             self.loads.push((line, sectors));
         }
-        reuse
+        (reuse, since)
     }
 
     fn reg(&mut self, r: ir::RegId) -> ResourceId {
@@ -859,5 +889,42 @@ fn space_name(s: MemSpace) -> &'static str {
         MemSpace::Param => "param",
         MemSpace::Texture => "texture",
         MemSpace::Surface => "surface",
+    }
+}
+
+/// Gives each re-read the data the warps beside this one stream between its two reads. They
+/// stream in proportion to the time in between, not to what this warp touched: a warp that
+/// computes or waits at barriers between two passes over a row touches nothing meanwhile,
+/// while the other resident warps go on. The warp's instructions stand for its time: a
+/// re-read `since` instructions after its data's last touch, of `clock` in all, stands for
+/// that share of the warp's whole traffic `total` where that exceeds the sectors the warp
+/// touched itself in between.
+fn time_shares(idg: &mut Idg, rereads: &[(NodeId, u64)], total: Counts, clock: u64) {
+    let clock = u128::from(clock.max(1));
+    let share = |n: u64, since: u64| {
+        let s = u128::from(n) * u128::from(since) / clock;
+        u64::try_from(s)
+            .unwrap_or(u64::MAX)
+            .saturating_mul(SECTOR_BYTES)
+    };
+    for &(id, since) in rereads {
+        let reuse = idg.nodes[id.index()]
+            .mem
+            .as_mut()
+            .and_then(|m| m.reuse.as_mut());
+        let Some(Reuse::Warp {
+            distance_bytes,
+            written_bytes,
+            shared_bytes,
+        }) = reuse
+        else {
+            continue;
+        };
+        let all = share(total.all, since);
+        if all > *distance_bytes {
+            *distance_bytes = all;
+            *written_bytes = share(total.written, since);
+            *shared_bytes = share(total.shared, since);
+        }
     }
 }
