@@ -137,6 +137,17 @@ def test_fewer_iterations_than_the_unroll_run_as_the_remainder_blocks():
     assert _unrolled(32) == PTX
 
 
+def test_an_unroll_by_three_ends_in_single_copies():
+    # A machine-code loop with three loads per PTX load: 5 iterations are one pass of three
+    # copies, then two blocks of one (no block of U/2 = 1.5 copies to halve further).
+    three = re.sub(r".*LDG.E R7.*\n", "", SASS)
+    trips = _loop_trips(PTX, LAUNCH["grid"], 32, {"n": 160})
+    lines = with_unrolled_loops(PTX, three, trips).splitlines()
+    assert "$L__unroll0:" in lines
+    assert sum("ld.global" in line for line in lines) == 3 + 1 + 1
+    assert _loads_per_warp("\n".join(lines) + "\n", 160) == 5
+
+
 def test_every_iteration_still_runs_once():
     for n in (320, 256, 128, 96, 64):
         assert _loads_per_warp(_unrolled(n), n) == _loads_per_warp(PTX, n) == n // 32

@@ -529,13 +529,14 @@ def _unrolled(lines, head, latch, unroll, trips, tag, types):
                 f"\t@{pred} bra \t{top};"]
     # ptxas follows the unrolled loop with blocks of half as many copies, each run once if
     # that many iterations remain (by 4: a 2x block, then a 1x block).
-    rest, size = trips % unroll, unroll // 2
+    rest, size = trips % unroll, max(1, unroll // 2)
     while rest:
         if size <= rest:
             out += group([f"r{tag}s{size}x{k}" for k in range(size - 1)] + [None])
             out.append(f"\tadd.{ty} \t{ind}, {ind}, {size * step};")
             rest -= size
-        size //= 2
+        else:
+            size = max(1, size // 2)
     return out, decls
 
 
