@@ -47,15 +47,10 @@ struct KernelReport {
     summary: ptx::KernelSummary,
 }
 
-fn demangle(name: &str) -> Option<String> {
-    let sym = cpp_demangle::Symbol::new(name).ok()?;
-    sym.demangle(&cpp_demangle::DemangleOptions::default()).ok()
-}
-
 fn kernel_report(f: &Function) -> KernelReport {
     KernelReport {
         name: f.name.clone(),
-        demangled: demangle(&f.name),
+        demangled: ir::names::demangle(&f.name),
         summary: ptx::kernel_summary(f),
     }
 }
