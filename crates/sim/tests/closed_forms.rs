@@ -205,10 +205,6 @@ proptest! {
         prop_assert_eq!(split.ticks, whole.ticks);
         prop_assert_eq!(split.instructions, whole.instructions);
     }
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
 
     /// A queued subsystem (`Hardware::queued`, what `cp.async` runs on) serves its
     /// instructions one per λ in issue order, each completing Λ after its turn begins, but

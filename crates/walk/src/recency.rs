@@ -11,7 +11,7 @@
 //!
 //! The recency also keeps the warp's instruction clock (one tick per instruction walked) at
 //! each stamp, so a re-read knows how many of the warp's instructions lie between it and its
-//! data's last touch ([`Recency::instructions_since`]): the share of the warp's time, where
+//! data's last touch ([`Reach::instructions`]): the share of the warp's time, where
 //! the distance is the share of its bytes.
 //!
 //! Iterations of a loop the walk does not follow (a template repeat, walked once for all its
@@ -61,6 +61,15 @@ impl Counts {
             shared: u64::from(kind.shared),
         }
     }
+}
+
+/// What lies between a re-read and the oldest last touch of its sectors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Reach {
+    /// The distinct sectors touched since, the re-read's own included (an LRU distance).
+    pub touched: Counts,
+    /// The instructions walked since.
+    pub instructions: u64,
 }
 
 /// What a sector is: first touched by a store, loaded by every group.
@@ -115,37 +124,34 @@ impl<K: Hash + Eq + Copy> Recency<K> {
         self.clock = self.clock.saturating_add(1);
     }
 
-    /// Instructions walked so far, summarised iterations included.
-    pub(crate) fn clock(&self) -> u64 {
-        self.clock
+    /// The share of every distinct sector touched so far (summaries included: the warp's
+    /// traffic) that `instructions` are of the instructions walked so far.
+    pub(crate) fn share(&self, instructions: u64) -> Counts {
+        let clock = u128::from(self.clock.max(1));
+        let part = |n: u64| {
+            u64::try_from(u128::from(n) * u128::from(instructions) / clock).unwrap_or(u64::MAX)
+        };
+        Counts {
+            all: part(self.total.all),
+            written: part(self.total.written),
+            shared: part(self.total.shared),
+        }
     }
 
-    /// Every distinct sector touched so far (summaries included): the warp's traffic.
-    pub(crate) fn total(&self) -> Counts {
-        self.total
-    }
-
-    /// The stamp of the oldest last touch of `sectors`, if every one was touched.
-    fn oldest(&self, sectors: &[K]) -> Option<usize> {
+    /// What lies between now and the oldest last touch of `sectors`, or `None` if one of them
+    /// was never touched.
+    pub(crate) fn distance(&self, sectors: &[K]) -> Option<Reach> {
+        // Called for every global load the walk meets: no allocation.
         let mut oldest: Option<usize> = None;
         for s in sectors {
             let stamp = self.last.get(s)?.0;
             oldest = Some(oldest.map_or(stamp, |o| o.min(stamp)));
         }
-        oldest
-    }
-
-    /// The instructions walked since the oldest last touch of `sectors`, or `None` if one of
-    /// them was never touched.
-    pub(crate) fn instructions_since(&self, sectors: &[K]) -> Option<u64> {
-        Some(self.clock - self.clock_at[self.oldest(sectors)?])
-    }
-
-    /// The distinct sectors touched since the oldest last touch of `sectors` (themselves
-    /// included), or `None` if one of them was never touched.
-    pub(crate) fn distance(&self, sectors: &[K]) -> Option<Counts> {
-        // Called for every global load the walk meets: no allocation.
-        Some(self.total.minus(self.prefix(self.oldest(sectors)?)))
+        let oldest = oldest?;
+        Some(Reach {
+            touched: self.total.minus(self.prefix(oldest)),
+            instructions: self.clock - self.clock_at[oldest],
+        })
     }
 
     /// Records one touch of `sectors`: a store's when `store`, a load every group makes
@@ -280,8 +286,12 @@ impl<K: Hash + Eq + Copy> Recency<K> {
 mod tests {
     use super::*;
 
+    fn since(r: &Recency<u32>, s: &[u32]) -> Option<u64> {
+        r.distance(s).map(|d| d.instructions)
+    }
+
     fn all(r: &Recency<u32>, s: &[u32]) -> Option<u64> {
-        r.distance(s).map(|c| c.all)
+        r.distance(s).map(|d| d.touched.all)
     }
 
     /// The distinct keys touched since the oldest last touch of `s`, by brute force.
@@ -325,7 +335,7 @@ mod tests {
             r.touch(&chunk(0, k), false, false);
         }
         for k in 0..8 {
-            let d = r.distance(&chunk(0, k)).unwrap();
+            let d = r.distance(&chunk(0, k)).unwrap().touched;
             let k = u64::from(k);
             assert_eq!(
                 d,
@@ -376,7 +386,7 @@ mod tests {
         r.touch(&[0, 1, 2, 3], true, false);
         r.repeat(99);
         assert_eq!(
-            r.distance(&[0]),
+            r.distance(&[0]).map(|d| d.touched),
             Some(Counts {
                 all: 400,
                 written: 400,
@@ -390,7 +400,7 @@ mod tests {
         r.touch(&[0, 1, 2, 3], false, false);
         r.repeat(99);
         assert_eq!(
-            r.distance(&[0]),
+            r.distance(&[0]).map(|d| d.touched),
             Some(Counts {
                 all: 400,
                 written: 400,
@@ -409,8 +419,8 @@ mod tests {
         let mut r = Recency::new();
         r.tick();
         r.touch(&[0, 1], false, false);
-        assert_eq!(r.instructions_since(&[0, 1]), Some(0));
-        assert_eq!(r.instructions_since(&[9]), None);
+        assert_eq!(since(&r, &[0, 1]), Some(0));
+        assert_eq!(since(&r, &[9]), None);
         // Two instructions, then a loop of 10 iterations of 3, one walked for all.
         r.tick();
         r.tick();
@@ -420,17 +430,17 @@ mod tests {
         }
         r.touch(&[5], false, false);
         r.repeat(9);
-        assert_eq!(r.clock(), 1 + 2 + 30);
-        assert_eq!(r.instructions_since(&[0]), Some(32));
+        assert_eq!(r.clock, 1 + 2 + 30);
+        assert_eq!(since(&r, &[0]), Some(32));
         // The oldest of the sectors decides; compactions keep the clock of every stamp.
         r.touch(&[1], false, false);
-        assert_eq!(r.instructions_since(&[0, 1]), Some(32));
+        assert_eq!(since(&r, &[0, 1]), Some(32));
         for k in 0..5000u32 {
             r.tick();
             r.touch(&[100 + k % 700], false, false);
         }
-        assert_eq!(r.instructions_since(&[0]), Some(5032));
-        assert_eq!(r.total().all, 2 + 1 + 9 + 700);
+        assert_eq!(since(&r, &[0]), Some(5032));
+        assert_eq!(r.total.all, 2 + 1 + 9 + 700);
     }
 
     #[test]

@@ -186,12 +186,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             idg::Idg::default()
         } else {
             let mut idg = self.b.finish().map_err(WalkError::Idg)?;
-            time_shares(
-                &mut idg,
-                &self.rereads,
-                self.recency.total(),
-                self.recency.clock(),
-            );
+            time_shares(&mut idg, &self.rereads, &self.recency);
             idg
         };
         Ok(WarpOutcome {
@@ -661,13 +656,9 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             };
             let distance = self.recency.distance(&sectors);
             shared = distance.is_none() && self.neighbours.iter().any(same);
-            since = distance.and(self.recency.instructions_since(&sectors));
+            since = distance.map(|d| d.instructions);
             reuse = match distance {
-                Some(d) => Some(Reuse::Warp {
-                    distance_bytes: d.all.saturating_mul(SECTOR_BYTES),
-                    written_bytes: d.written.saturating_mul(SECTOR_BYTES),
-                    shared_bytes: d.shared.saturating_mul(SECTOR_BYTES),
-                }),
+                Some(d) => Some(warp_reuse(d.touched)),
                 None if self.siblings.iter().any(same) => Some(Reuse::Siblings),
                 None if shared => Some(Reuse::Groups),
                 None => None,
@@ -892,39 +883,33 @@ fn space_name(s: MemSpace) -> &'static str {
     }
 }
 
+/// A re-read's `Reuse::Warp`: the distinct sectors `c` in bytes.
+fn warp_reuse(c: Counts) -> Reuse {
+    Reuse::Warp {
+        distance_bytes: c.all.saturating_mul(SECTOR_BYTES),
+        written_bytes: c.written.saturating_mul(SECTOR_BYTES),
+        shared_bytes: c.shared.saturating_mul(SECTOR_BYTES),
+    }
+}
+
 /// Gives each re-read the data the warps beside this one stream between its two reads. They
 /// stream in proportion to the time in between, not to what this warp touched: a warp that
 /// computes or waits at barriers between two passes over a row touches nothing meanwhile,
 /// while the other resident warps go on. The warp's instructions stand for its time: a
-/// re-read `since` instructions after its data's last touch, of `clock` in all, stands for
-/// that share of the warp's whole traffic `total` where that exceeds the sectors the warp
-/// touched itself in between.
-fn time_shares(idg: &mut Idg, rereads: &[(NodeId, u64)], total: Counts, clock: u64) {
-    let clock = u128::from(clock.max(1));
-    let share = |n: u64, since: u64| {
-        let s = u128::from(n) * u128::from(since) / clock;
-        u64::try_from(s)
-            .unwrap_or(u64::MAX)
-            .saturating_mul(SECTOR_BYTES)
-    };
+/// re-read `since` instructions after its data's last touch stands for that share of the
+/// warp's whole traffic (`Recency::share`) where that exceeds the sectors the warp touched
+/// itself in between.
+fn time_shares(idg: &mut Idg, rereads: &[(NodeId, u64)], recency: &Recency<Sector>) {
     for &(id, since) in rereads {
-        let reuse = idg.nodes[id.index()]
-            .mem
-            .as_mut()
-            .and_then(|m| m.reuse.as_mut());
-        let Some(Reuse::Warp {
-            distance_bytes,
-            written_bytes,
-            shared_bytes,
-        }) = reuse
-        else {
+        let Some(m) = idg.nodes[id.index()].mem.as_mut() else {
             continue;
         };
-        let all = share(total.all, since);
-        if all > *distance_bytes {
-            *distance_bytes = all;
-            *written_bytes = share(total.written, since);
-            *shared_bytes = share(total.shared, since);
+        let Some(Reuse::Warp { distance_bytes, .. }) = m.reuse else {
+            continue;
+        };
+        let share = recency.share(since);
+        if share.all.saturating_mul(SECTOR_BYTES) > distance_bytes {
+            m.reuse = Some(warp_reuse(share));
         }
     }
 }

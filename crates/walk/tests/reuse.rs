@@ -54,6 +54,18 @@ fn launch(ptx: &str, entry: &str) -> idg::KernelIdgs {
     .idgs
 }
 
+/// The reuse of the first class's global accesses, template nodes in order.
+fn template_reuse(k: &idg::KernelIdgs) -> Vec<Option<Reuse>> {
+    k.classes[0]
+        .idg
+        .nodes
+        .iter()
+        .filter_map(|n| n.mem)
+        .filter(|m| m.space == MemSpace::Global)
+        .map(|m| m.reuse)
+        .collect()
+}
+
 fn reread(sectors: u64) -> Option<Reuse> {
     Some(Reuse::Warp {
         distance_bytes: sectors * 32,
@@ -89,15 +101,7 @@ fn a_template_pass_re_reads_as_many_sectors_as_it_stands_for() {
     // iterations touch 4 sectors each, so after pass 2 the row's first chunk again has the
     // whole row (20000 sectors) in between; counting only sectors touched for the first
     // time, pass 2 touched none and pass 3 re-read at distance 0.
-    let k = idgs(5000);
-    let idg = &k.classes[0].idg;
-    let reuse: Vec<Option<Reuse>> = idg
-        .nodes
-        .iter()
-        .filter_map(|n| n.mem)
-        .filter(|m| m.space == MemSpace::Global)
-        .map(|m| m.reuse)
-        .collect();
+    let reuse = template_reuse(&idgs(5000));
     // Each pass: the template, then the header execution that leaves the loop.
     assert_eq!(
         reuse,
@@ -127,14 +131,6 @@ fn a_tile_groups_eight_apart_share_is_on_chip() {
          \tld.global.f32 %f1, [%rd5];\n\
          \tmul.wide.u32 %rd6, %r1, 4096;\n\tadd.s64 %rd7, %rd1, %rd6;\n\
          \tadd.s64 %rd7, %rd7, %rd3;\n\tld.global.f32 %f2, [%rd7+1048576];\n\tret;\n}\n";
-    let k = launch(src, "tiles");
-    let reuse: Vec<Option<Reuse>> = k.classes[0]
-        .idg
-        .nodes
-        .iter()
-        .filter_map(|n| n.mem)
-        .filter(|m| m.space == MemSpace::Global)
-        .map(|m| m.reuse)
-        .collect();
+    let reuse = template_reuse(&launch(src, "tiles"));
     assert_eq!(reuse, vec![Some(Reuse::Groups), None]);
 }
