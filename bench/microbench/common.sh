@@ -14,3 +14,24 @@ env_header() {
   echo "build: $1"
   echo "nvcc: $($NVCC --version | tail -n 2 | tr '\n' ' ')"
 }
+
+# `run_standalone NAME FLAGS PATTERN LABEL`: builds $here/NAME.cu with FLAGS, runs it into
+# OUTDIR/h100_NAME_raw.csv and writes OUTDIR/h100_NAME_env.txt: the header, driver and
+# clocks before, the SASS instructions matching PATTERN that ptxas emitted (LABEL, counted by
+# form), and the clocks after.
+run_standalone() {
+  local name=$1 flags=$2 pattern=$3 label=$4
+  local env="$out/h100_${name}_env.txt" raw="$out/h100_${name}_raw.csv"
+  # shellcheck disable=SC2086 # FLAGS is a list of options
+  $NVCC $flags -o "$build/$name" "$here/$name.cu"
+  {
+    env_header "$NVCC $flags -o $name $name.cu"
+    nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv
+    echo "--- $label instructions (count, form)"
+    cuobjdump -sass "$build/$name" | grep -o "$pattern" | sort | uniq -c || true
+  } > "$env" 2>&1
+  "$build/$name" > "$raw"
+  nvidia-smi --query-gpu=clocks.sm,clocks.mem --format=csv >> "$env" 2>&1 || true
+  rm -rf "$build"
+  echo "wrote $raw ($(wc -l < "$raw") lines)"
+}
