@@ -49,6 +49,17 @@ pub fn csv(ev: &Evaluation) -> String {
     out
 }
 
+/// `x` with six significant digits in plain decimal notation: WPC spans 10^-5 to 10^1, where a
+/// fixed six decimals kept two digits of the smallest.
+pub fn significant(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    let magnitude = x.abs().log10().floor() as i32;
+    let decimals = (5 - magnitude).max(0) as usize;
+    format!("{x:.decimals$}")
+}
+
 /// The header of [`points_csv`]: the model columns follow `measured_wpc`, one per model.
 pub const POINTS_HEADER: &str = "kernel,occupancy_warps,blocks_per_sm,measured_wpc";
 
@@ -65,13 +76,16 @@ pub fn points_csv(ev: &Evaluation) -> String {
         for (i, real) in k.real_wpc.iter().enumerate() {
             let _ = write!(
                 out,
-                "{},{},{},{real:.6}",
-                k.id, k.occupancy_warps[i], k.blocks_per_sm[i]
+                "{},{},{},{}",
+                k.id,
+                k.occupancy_warps[i],
+                k.blocks_per_sm[i],
+                significant(*real)
             );
             for &m in &models {
                 match k.result(m).and_then(|r| r.outcome.as_ref().ok()) {
                     Some((wpc, _)) => {
-                        let _ = write!(out, ",{:.6}", wpc[i]);
+                        let _ = write!(out, ",{}", significant(wpc[i]));
                     }
                     None => out.push(','),
                 }

@@ -210,6 +210,13 @@ pub struct SimOptions {
     /// either way; off is for measuring the engine itself. Ignored while recording.
     #[serde(default = "yes")]
     pub fast_forward: bool,
+    /// Sampled simulation: where the schedule is steady without repeating word for word (two
+    /// consecutive periods of one shape, the same work, times within 0.5 % of each other),
+    /// the periods that stay clear of every limit are added in closed form like the last one
+    /// (`docs/simulator.md`, "Sampled simulation"). Results are within the error bound the
+    /// run reports (`SimResult::sampled`); off is the exact engine. Ignored while recording.
+    #[serde(default)]
+    pub sampled: bool,
     /// Under scheduled issue, a loop latch (a branch after which the path goes back to an
     /// earlier PTX line) ends the compiled block like a slow-path instruction: ptxas does not
     /// software-pipeline loops. Off: latches are soft like forward branches.
@@ -249,6 +256,7 @@ impl Default for SimOptions {
             record: false,
             posted_stores: true,
             fast_forward: true,
+            sampled: false,
             latch_blocks: true,
             max_simulated: DEFAULT_MAX_SIMULATED,
         }

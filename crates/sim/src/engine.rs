@@ -39,6 +39,7 @@ use crate::result::{Counters, IssueRecord};
 use crate::SimError;
 
 mod pending;
+mod sampled;
 mod steady;
 use pending::Pending;
 use steady::FastForward;
@@ -200,9 +201,20 @@ enum Timer {
 pub(crate) struct Outcome {
     pub ticks: u64,
     pub fast_forwarded: u64,
+    pub sampled: Option<SampledTicks>,
     pub counters: Counters,
     pub sub_busy: Vec<u64>,
     pub records: Vec<IssueRecord>,
+}
+
+/// What the sampled skips of a run added (`SimOptions::sampled`), in ticks.
+pub(crate) struct SampledTicks {
+    pub skips: u64,
+    pub wave_skips: u64,
+    pub groups: u64,
+    pub instructions: u64,
+    pub ticks: u64,
+    pub error_ticks: u64,
 }
 
 /// The per-class tables the engine borrows: costs with partition-scaled λ and barrier roles
@@ -345,8 +357,13 @@ pub(crate) struct Engine<'a> {
     records: Vec<IssueRecord>,
     /// Steady-state detection (`SimOptions::fast_forward`); off while recording.
     ff: Option<FastForward>,
+    /// Sampled simulation (`SimOptions::sampled`, see [`sampled`]); it uses the checkpoints
+    /// of `ff`.
+    sampling: Option<sampled::Sampling>,
     /// A checkpoint is wanted at the end of this instant (see [`steady`]).
     checkpoint_due: bool,
+    /// A group started at this instant (the sampled simulation's wave windows).
+    started_now: bool,
     /// Set when a repeating run would carry its time or a counter past `steady::BOUND`.
     too_long: bool,
     /// Local group index from which every group runs the same warp classes.
@@ -456,9 +473,14 @@ impl<'a> Engine<'a> {
             // With a queue that every partition feeds, a fast-forwarded run's stall breakdown
             // can leave the exact one's (its times agree; tests/fast_forward.rs found it under
             // an issue limit, cause not found): such cores run every instruction.
-            ff: (opts.fast_forward && !opts.record && tables.queued & tables.sm_wide == 0)
+            ff: ((opts.fast_forward || opts.sampled)
+                && !opts.record
+                && tables.queued & tables.sm_wide == 0)
                 .then(FastForward::default),
+            sampling: (opts.sampled && !opts.record && tables.queued & tables.sm_wide == 0)
+                .then(sampled::Sampling::default),
             checkpoint_due: false,
+            started_now: false,
             too_long: false,
             pacer: 0,
             due: Vec::new(),
@@ -491,7 +513,8 @@ impl<'a> Engine<'a> {
                 next = next.min(t);
             }
             next = next.min(self.next_timer());
-            let skipped = self.ff.as_ref().map_or(0, |ff| ff.skipped_instructions);
+            let skipped = self.ff.as_ref().map_or(0, |ff| ff.skipped_instructions)
+                + self.sampling.as_ref().map_or(0, |s| s.instructions);
             if self.counters.instructions - skipped > self.opts.max_simulated {
                 return Err(SimError::Budget {
                     limit: self.opts.max_simulated,
@@ -512,9 +535,24 @@ impl<'a> Engine<'a> {
             }
             // A zero-latency barrier or group end may schedule a timer at this very instant;
             // it fires on the next round without advancing time.
+            if next > self.now {
+                self.started_now = false;
+            }
             self.now = next;
         }
         let fast_forwarded = self.ff.as_ref().map_or(0, |ff| ff.skipped_instructions);
+        let sampled = self
+            .sampling
+            .as_ref()
+            .filter(|s| s.skips > 0)
+            .map(|s| SampledTicks {
+                skips: s.skips,
+                wave_skips: s.wave_skips,
+                groups: s.groups,
+                instructions: s.instructions,
+                ticks: s.ticks,
+                error_ticks: s.error_ticks,
+            });
         if self.groups_done < self.groups_per_core {
             return Err(SimError::Deadlock {
                 cycle_ticks: self.now,
@@ -532,6 +570,7 @@ impl<'a> Engine<'a> {
         Ok(Outcome {
             ticks: self.end,
             fast_forwarded,
+            sampled,
             counters: self.counters,
             sub_busy,
             records: self.records,
@@ -565,6 +604,7 @@ impl<'a> Engine<'a> {
         group.exited = 0;
         group.barriers.clear();
         self.checkpoint_due = true;
+        self.started_now = true;
         self.counters.warps += wpg as u64;
         let kernel: &'a KernelIdgs = self.kernel;
         let prepared: &'a [Vec<Prepared>] = self.prepared;

@@ -31,7 +31,7 @@ pub use gpu_input::{
 };
 pub use loaded::{DramLoad, Rerun};
 pub use model::{ModelConfig, SCHEDULED_WINDOW};
-pub use result::{IssueRecord, SimResult, StallBreakdown, SubsystemUse};
+pub use result::{IssueRecord, Sampled, SimResult, StallBreakdown, SubsystemUse};
 pub use sweep::{sweep, sweep_csv, sweep_plot_svg, sweep_with, SweepAxis, SweepPoint, CSV_HEADER};
 
 use idg::KernelIdgs;
@@ -167,6 +167,14 @@ pub fn simulate_with_records(
         groups: exec.groups_per_core(),
         instructions: c.instructions,
         fast_forwarded: out.fast_forwarded,
+        sampled: out.sampled.map(|s| result::Sampled {
+            skips: s.skips,
+            wave_skips: s.wave_skips,
+            groups: s.groups,
+            instructions: s.instructions,
+            cycles: to_cycles(s.ticks),
+            error_bound_cycles: to_cycles(s.error_ticks),
+        }),
         wpc: per_cycle(c.warps),
         ipc: per_cycle(c.instructions),
         subsystems,

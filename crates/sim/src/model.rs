@@ -79,6 +79,11 @@ pub struct ModelConfig {
     /// (`crate::loaded`; off: the unloaded Λ). On in the validated configuration: chosen on
     /// Rodinia (docs/simulator.md, "Loaded DRAM latency").
     pub loaded_latency: bool,
+    /// Sampled simulation (`SimOptions::sampled`): steady schedules are extrapolated over
+    /// whole periods within a reported error bound (off: the exact engine, `--exact`). On in
+    /// the validated configuration: its agreement with the exact engine is tested on every
+    /// bundled kernel (docs/simulator.md, "Sampled simulation").
+    pub sampled: bool,
 }
 
 impl ModelConfig {
@@ -105,6 +110,7 @@ impl ModelConfig {
             fit_branches: true,
             uneven_warps: true,
             loaded_latency: true,
+            sampled: true,
         }
     }
 
@@ -143,6 +149,7 @@ impl ModelConfig {
             ring: ring_for(self.window),
             posted_stores: self.posted_stores,
             latch_blocks: self.latch_blocks,
+            sampled: self.sampled,
             ..SimOptions::default()
         }
     }
@@ -302,6 +309,10 @@ impl ModelConfig {
             ", loaded DRAM latency"
         } else {
             ""
+        } + if self.sampled {
+            ", sampled simulation"
+        } else {
+            ", exact engine"
         }
     }
 }

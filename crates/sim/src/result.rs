@@ -51,6 +51,16 @@ impl Counters {
         self
     }
 
+    /// Every field times `num / den`, rounded to the nearest count.
+    pub fn scaled(mut self, num: u64, den: u64) -> Counters {
+        let den = u128::from(den.max(1));
+        for f in self.fields() {
+            let x = (u128::from(*f) * u128::from(num) + den / 2) / den;
+            *f = u64::try_from(x).unwrap_or(u64::MAX);
+        }
+        self
+    }
+
     /// Adds `m` times `d`, field by field.
     pub fn add_times(&mut self, mut d: Counters, m: u64) {
         for (a, b) in self.fields().into_iter().zip(d.fields()) {
@@ -102,6 +112,26 @@ pub struct SubsystemUse {
     pub busy: f64,
 }
 
+/// The part of a sampled run that was extrapolated from a steady schedule instead of simulated.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Sampled {
+    /// Extrapolations made (each over whole periods of one steady schedule).
+    pub skips: u64,
+    /// Of those, the ones over whole waves of groups (the others moved loops ahead).
+    #[serde(default)]
+    pub wave_skips: u64,
+    /// Groups the wave extrapolations accounted for.
+    #[serde(default)]
+    pub groups: u64,
+    /// Warp instructions the extrapolations accounted for.
+    pub instructions: u64,
+    /// Cycles the extrapolations accounted for.
+    pub cycles: f64,
+    /// Bound on their error in cycles: per extrapolation, the difference between the last
+    /// two periods' times, once per period added.
+    pub error_bound_cycles: f64,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SimResult {
     /// Cycles the simulated core needs for its ⌈groups / SMs⌉ groups.
@@ -123,6 +153,10 @@ pub struct SimResult {
     /// closed form instead of issuing one by one (`SimOptions::fast_forward`).
     #[serde(default)]
     pub fast_forwarded: u64,
+    /// What the sampled simulation extrapolated (`SimOptions::sampled`); None when the run
+    /// was exact (the exact engine, or a sampled run that found no steady schedule to skip).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampled: Option<Sampled>,
     /// Warp throughput (warps per cycle).
     pub wpc: f64,
     /// Warp instructions per cycle.
@@ -166,6 +200,20 @@ impl SimResult {
             );
         } else {
             let _ = writeln!(s, "instructions  {}", self.instructions);
+        }
+        if let Some(x) = self.sampled {
+            let _ =
+                writeln!(
+                s,
+                "sampled       {} instructions, {:.1} % of the cycles extrapolated ({} over loop \
+                 iterations, {} over {} groups' waves), error bound {:.3} %",
+                x.instructions,
+                if self.cycles > 0.0 { x.cycles / self.cycles * 100.0 } else { 0.0 },
+                x.skips - x.wave_skips,
+                x.wave_skips,
+                x.groups,
+                if self.cycles > 0.0 { x.error_bound_cycles / self.cycles * 100.0 } else { 0.0 },
+            );
         }
         let _ = writeln!(s, "WPC           {:.6}", self.wpc);
         let _ = writeln!(s, "IPC           {:.6}", self.ipc);

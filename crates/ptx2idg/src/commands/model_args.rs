@@ -100,6 +100,11 @@ pub struct ModelArgs {
     /// docs/simulator.md, "Loaded DRAM latency").
     #[arg(long)]
     pub no_loaded_latency: bool,
+    /// Simulate every instruction with the exact engine instead of extrapolating steady
+    /// schedules (the sampled default, within the error bound `--explain` prints;
+    /// docs/simulator.md, "Sampled simulation").
+    #[arg(long)]
+    pub exact: bool,
 }
 
 impl ModelArgs {
@@ -141,6 +146,7 @@ impl ModelArgs {
             fit_branches: !self.no_fit_branches,
             uneven_warps: !self.no_uneven_warps,
             loaded_latency: !self.no_loaded_latency,
+            sampled: !self.exact,
         }
     }
 }

@@ -209,6 +209,9 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
             }
         }
         .map_err(|e| diag::fail(&file, e))?;
+        if args.trips.explain && config.sampled {
+            explain_sampling(&result);
+        }
         limit(&mut result);
         if let Some(p) = &args.profile {
             write_out(p, &sim::trace::chrome_trace(&idgs, &hw, &records))?;
@@ -302,6 +305,28 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
         }
     }
     Ok(())
+}
+
+/// `--explain`: what the sampled simulation extrapolated instead of simulating.
+fn explain_sampling(r: &sim::SimResult) {
+    match &r.sampled {
+        Some(s) => eprintln!(
+            "sampled simulation: {} of {} instructions and {:.1} % of the core's cycles \
+             extrapolated from steady schedules ({} over loop iterations, {} over the waves of \
+             {} groups); error bound {:.3} % of the cycles (--exact simulates every instruction)",
+            s.instructions,
+            r.instructions,
+            100.0 * s.cycles / r.cycles.max(f64::MIN_POSITIVE),
+            s.skips - s.wave_skips,
+            s.wave_skips,
+            s.groups,
+            100.0 * s.error_bound_cycles / r.cycles.max(f64::MIN_POSITIVE),
+        ),
+        None => eprintln!(
+            "sampled simulation: nothing extrapolated (no schedule stayed steady long enough); \
+             the run is exact"
+        ),
+    }
 }
 
 /// `--explain`: the device-wide floors the launch's counters set and the overhead added, so a

@@ -53,7 +53,7 @@ struct Progress {
 
 /// A value only the stall breakdown reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Field {
+pub(super) enum Field {
     LastIssue { slot: u32 },
     SpanStart { slot: u32 },
     SpanEnd { slot: u32 },
@@ -177,16 +177,17 @@ struct Canon {
 }
 
 /// What skipping `m` periods adds.
-struct Skip {
-    ticks: u64,
-    counters: Counters,
-    groups_done: u64,
-    groups: u64,
+pub(super) struct Skip {
+    pub(super) ticks: u64,
+    pub(super) counters: Counters,
+    pub(super) groups_done: u64,
+    pub(super) groups: u64,
     /// Per subsystem of every partition, then per partition's valve.
-    busy: Vec<u64>,
-    iterations: Vec<(u32, u32, u64)>,
+    pub(super) busy: Vec<u64>,
+    /// (warp slot, depth, iterations) to move each advancing repeat ahead by.
+    pub(super) iterations: Vec<(u32, u32, u64)>,
     /// Fields that stayed put through the period, with their values.
-    frozen: Vec<(Field, u64)>,
+    pub(super) frozen: Vec<(Field, u64)>,
 }
 
 impl Engine<'_> {
@@ -198,7 +199,9 @@ impl Engine<'_> {
             .as_ref()
             .is_none_or(|ff| self.counters.instructions < ff.next_at)
         {
-            return false;
+            // Between checkpoints, sampling still marks every group start (its wave windows
+            // fit their rate to them); a mark costs far less than a key.
+            return self.started_now && self.sampling.is_some() && self.take_sampled_skip(false);
         }
         // Ready sets as if every partition had been visited now (see `promote`).
         for p in 0..self.parts.len() {
@@ -230,16 +233,25 @@ impl Engine<'_> {
             self.skip(old, &progress, &affine, &busy, m)
         });
         self.too_long |= too_long;
+        // Sampling: no exact repeat, but the schedule may be steady all the same.
         let next_at = self.counters.instructions + (words / 8).max(64);
+        if let Some(ff) = self.ff.as_mut() {
+            ff.next_at = next_at;
+        }
+        if skip.is_none() && !too_long && self.sampling.is_some() && self.take_sampled_skip(true) {
+            return true;
+        }
         let Some(ff) = self.ff.as_mut() else {
             return false;
         };
-        ff.next_at = next_at;
         match skip {
             Some(d) => {
                 // Earlier checkpoints stay: the run since each of them, skips included, is
                 // what the simulation would have done, so a match with one is still a period.
                 ff.skipped_instructions += d.counters.instructions;
+                if let Some(s) = self.sampling.as_mut() {
+                    s.forget();
+                }
                 self.apply(d);
                 true
             }
@@ -260,6 +272,25 @@ impl Engine<'_> {
         }
     }
 
+    /// Marks now for the sampled simulation and applies the skip it finds steady, if any.
+    /// True if it skipped.
+    fn take_sampled_skip(&mut self, at_checkpoint: bool) -> bool {
+        let Some((d, error)) = self.sampled_skip(at_checkpoint) else {
+            return false;
+        };
+        if let Some(s) = self.sampling.as_mut() {
+            s.instructions += d.counters.instructions;
+            s.ticks += d.ticks;
+            s.skips += 1;
+            s.wave_skips += u64::from(d.groups > 0);
+            s.groups += d.groups;
+            s.error_ticks += error;
+            s.forget();
+        }
+        self.apply(d);
+        true
+    }
+
     /// Most periods like the one since `old` that keep the time, every counter and every
     /// busy total at or below [`BOUND`].
     fn representable(&self, old: &Checkpoint, busy: &[u64]) -> u64 {
@@ -276,7 +307,7 @@ impl Engine<'_> {
             .unwrap_or(u64::MAX)
     }
 
-    fn busy_now(&self) -> Vec<u64> {
+    pub(super) fn busy_now(&self) -> Vec<u64> {
         let now = self.now;
         let subs = self
             .parts
@@ -381,7 +412,7 @@ impl Engine<'_> {
 
     /// Moves the run `d.ticks` ahead: every stored time, busy total and counter as after the
     /// skipped periods, frozen stall values as they were.
-    fn apply(&mut self, d: Skip) {
+    pub(super) fn apply(&mut self, d: Skip) {
         let dt = d.ticks;
         let sh = |t: &mut u64| {
             if *t != UNKNOWN {

@@ -1,0 +1,166 @@
+//! Sampled simulation (`SimOptions::sampled`) against the exact engine: on random kernels it
+//! finishes every group and warp and stays within 5 % of the exact time and instructions (a
+//! few random schedules settle into a steady rate that is not their long-run one); the
+//! agreement the issue asks of real launches (95 % of points within 1 %, all within 3 %) is
+//! tested on both bundled suites (`crates/eval/tests/sampled.rs`).
+
+use idg::BarrierKind;
+use proptest::prelude::*;
+use sim::synth::{self, Piece, SynthNode, TABLE2};
+use sim::{simulate, ExecConfig, Hardware, IssueOrder, Scheduler, SimOptions, SimResult};
+
+fn run(
+    k: &synth::SynthKernel,
+    table: &[(f64, f64)],
+    hw: &Hardware,
+    exec: &ExecConfig,
+    opts: SimOptions,
+    sampled: bool,
+) -> SimResult {
+    let costs = synth::costs_for(k, table, hw);
+    simulate(&k.kernel, &costs, hw, exec, &SimOptions { sampled, ..opts }).unwrap()
+}
+
+fn options(sched: Scheduler, order: IssueOrder, parts: bool) -> SimOptions {
+    SimOptions {
+        scheduler: sched,
+        order,
+        sub_partitions: parts,
+        window: 8,
+        ring: 32,
+        ..SimOptions::default()
+    }
+}
+
+/// The sampled run's time is within `tolerance` of the exact one's, with the same warps and
+/// instructions within the same tolerance; returns the sampled run.
+fn agrees(
+    k: &synth::SynthKernel,
+    table: &[(f64, f64)],
+    hw: &Hardware,
+    exec: &ExecConfig,
+    opts: SimOptions,
+    tolerance: f64,
+) -> SimResult {
+    let exact = run(k, table, hw, exec, opts, false);
+    let sampled = run(k, table, hw, exec, opts, true);
+    assert!(exact.sampled.is_none());
+    assert_eq!(sampled.warps, exact.warps);
+    assert_eq!(sampled.groups, exact.groups);
+    let rel = |a: f64, b: f64| (a - b).abs() / b.max(1.0);
+    assert!(
+        rel(sampled.cycles, exact.cycles) <= tolerance,
+        "cycles: sampled {} exact {} ({:?})",
+        sampled.cycles,
+        exact.cycles,
+        sampled.sampled
+    );
+    assert!(
+        rel(sampled.instructions as f64, exact.instructions as f64) <= tolerance,
+        "instructions: sampled {} exact {}",
+        sampled.instructions,
+        exact.instructions
+    );
+    sampled
+}
+
+/// Many waves of short groups on scheduler partitions whose schedules drift against each
+/// other: the waves are extrapolated at their fitted rate, within the reported error bound.
+#[test]
+fn waves_are_extrapolated_within_their_bound() {
+    let body: Vec<Piece> = (0..40u32)
+        .map(|i| Piece::Node(SynthNode::op((i % 3) as u16, &[i % 5], &[(i + 1) % 5])))
+        .collect();
+    let k = synth::build(&body, 1, 3000);
+    let mut hw = synth::hardware(3, Some(1.0), 4);
+    hw.dispatch_latency = 3 * synth::TICKS_PER_CYCLE;
+    hw.dispatch_interval = 5 * synth::TICKS_PER_CYCLE;
+    let table = [(0.5, 4.0), (2.0, 31.0), (1.0, 7.0)];
+    let mut extrapolated = 0;
+    for concurrent in [5, 7, 13] {
+        let r = agrees(
+            &k,
+            &table,
+            &hw,
+            &k.exec(concurrent),
+            options(Scheduler::LooseRoundRobin, IssueOrder::Dataflow, true),
+            0.01,
+        );
+        if let Some(s) = r.sampled {
+            extrapolated += 1;
+            assert!(s.cycles > 0.0 && s.cycles < r.cycles);
+            assert!(s.error_bound_cycles <= 0.01 * s.cycles, "{s:?}");
+        }
+    }
+    assert!(extrapolated > 0, "no run was extrapolated");
+}
+
+/// A random body in a long loop, sometimes with a barrier (as the fast-forward proptest).
+fn body_strategy() -> impl Strategy<Value = Vec<Piece>> {
+    (
+        prop::collection::vec(
+            (0u16..3, prop::collection::vec(0u32..6, 0..3), 0u32..6),
+            1..7,
+        ),
+        any::<bool>(),
+        20u64..400,
+    )
+        .prop_map(|(nodes, barrier, reps)| {
+            let mut body: Vec<Piece> = nodes
+                .into_iter()
+                .map(|(s, reads, w)| Piece::Node(SynthNode::op(s, &reads, &[w])))
+                .collect();
+            if barrier {
+                body.push(Piece::Node(SynthNode::barrier(2, BarrierKind::Sync)));
+            }
+            vec![Piece::Repeat(reps, body)]
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(120))]
+
+    #[test]
+    fn sampled_runs_stay_close_to_exact(
+        body in body_strategy(),
+        table in prop::collection::vec((1u32..24, 0u32..80), 3),
+        il in prop::option::of(prop::sample::select(vec![1.0, 2.0, 4.0])),
+        warps in 1u32..5,
+        groups in 1u32..200,
+        concurrent in 1u32..6,
+        sched in 0usize..3,
+        order in 0usize..3,
+        parts in any::<bool>(),
+        dispatch in (0u64..4, 0u64..3),
+    ) {
+        let k = synth::build(&body, warps, groups);
+        let mut hw = synth::hardware(3, il, 2);
+        hw.dispatch_latency = dispatch.0 * synth::TICKS_PER_CYCLE;
+        hw.dispatch_interval = dispatch.1 * synth::TICKS_PER_CYCLE;
+        let table: Vec<(f64, f64)> = table
+            .into_iter()
+            .map(|(l, lat)| (f64::from(l) / 8.0, f64::from(l + lat) / 8.0))
+            .collect();
+        let order = [IssueOrder::Dataflow, IssueOrder::InOrder, IssueOrder::Scheduled][order];
+        agrees(
+            &k,
+            &table,
+            &hw,
+            &k.exec(concurrent),
+            options(Scheduler::ALL[sched], order, parts),
+            0.05,
+        );
+    }
+}
+
+#[test]
+fn sampled_is_ignored_while_recording() {
+    let k = synth::paper_example(4, 200);
+    let hw = synth::hardware(2, Some(1.0), 2);
+    let opts = SimOptions {
+        record: true,
+        ..options(Scheduler::GreedyThenOldest, IssueOrder::Dataflow, true)
+    };
+    let r = run(&k, &TABLE2, &hw, &k.exec(3), opts, true);
+    assert!(r.sampled.is_none());
+}
