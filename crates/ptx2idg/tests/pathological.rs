@@ -184,7 +184,7 @@ fn the_simulated_instruction_budget_is_named_and_raised_by_its_flag() {
     };
     // Without fast-forward every one of the 10^12 iterations would be issued.
     refused(
-        &sim(&["--no-fast-forward", "--max-simulated", "20000"]),
+        &sim(&["--exact", "--no-fast-forward", "--max-simulated", "20000"]),
         "the simulated-instruction budget; raise it with --max-simulated N",
     );
     // With it, the repeating schedule is skipped and the default budget is never reached.

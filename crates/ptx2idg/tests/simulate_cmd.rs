@@ -61,12 +61,14 @@ fn one_run_derives_its_occupancy_from_the_shared_memory() {
 
 #[test]
 fn fast_forward_changes_no_result() {
-    let fast = run(&["--blocks-per-sm", "2", "--format", "json"]);
+    // The exact engine: its fast-forward is exact (the sampled default extrapolates).
+    let fast = run(&["--blocks-per-sm", "2", "--format", "json", "--exact"]);
     let slow = run(&[
         "--blocks-per-sm",
         "2",
         "--format",
         "json",
+        "--exact",
         "--no-fast-forward",
     ]);
     assert!(fast.status.success() && slow.status.success());

@@ -66,6 +66,8 @@ proptest! {
             record: true,
             posted_stores: in_order,
             fast_forward: true,
+            // Ignored while recording, as the recorded issues must be every issue.
+            sampled: true,
             latch_blocks: true,
             max_simulated: sim::DEFAULT_MAX_SIMULATED,
         };
