@@ -276,8 +276,8 @@ impl Engine<'_> {
         let mut m = u64::MAX;
         for (l, &(_, _, adv)) in now.loops.iter().zip(&a1) {
             if let Advance::Same(d) = adv {
-                if d > 0 {
-                    m = m.min(l.count.saturating_sub(1 + l.iteration) / d);
+                if let Some(room) = l.count.saturating_sub(1 + l.iteration).checked_div(d) {
+                    m = m.min(room);
                     iterations.push((l.slot, l.depth, d));
                 }
             }
@@ -344,7 +344,7 @@ impl Engine<'_> {
         if self.kernel.rotate_classes {
             // The next group's rotation must stay where it is.
             let wpg = u64::from(self.exec.warps_per_group);
-            while windows > 0 && (windows * k) % wpg != 0 {
+            while windows > 0 && !(windows * k).is_multiple_of(wpg) {
                 windows -= 1;
             }
         }
