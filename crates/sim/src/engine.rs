@@ -39,7 +39,7 @@ use crate::result::{Counters, IssueRecord};
 use crate::SimError;
 
 mod pending;
-mod sampled;
+pub(crate) mod sampled;
 mod steady;
 use pending::Pending;
 use steady::FastForward;
@@ -201,20 +201,11 @@ enum Timer {
 pub(crate) struct Outcome {
     pub ticks: u64,
     pub fast_forwarded: u64,
-    pub sampled: Option<SampledTicks>,
+    /// What the sampled simulation added, when it added anything.
+    pub sampled: Option<sampled::Totals>,
     pub counters: Counters,
     pub sub_busy: Vec<u64>,
     pub records: Vec<IssueRecord>,
-}
-
-/// What the sampled skips of a run added (`SimOptions::sampled`), in ticks.
-pub(crate) struct SampledTicks {
-    pub skips: u64,
-    pub wave_skips: u64,
-    pub groups: u64,
-    pub instructions: u64,
-    pub ticks: u64,
-    pub error_ticks: u64,
 }
 
 /// The per-class tables the engine borrows: costs with partition-scaled λ and barrier roles
@@ -514,7 +505,7 @@ impl<'a> Engine<'a> {
             }
             next = next.min(self.next_timer());
             let skipped = self.ff.as_ref().map_or(0, |ff| ff.skipped_instructions)
-                + self.sampling.as_ref().map_or(0, |s| s.instructions);
+                + self.sampling.as_ref().map_or(0, |s| s.totals.instructions);
             if self.counters.instructions - skipped > self.opts.max_simulated {
                 return Err(SimError::Budget {
                     limit: self.opts.max_simulated,
@@ -544,15 +535,8 @@ impl<'a> Engine<'a> {
         let sampled = self
             .sampling
             .as_ref()
-            .filter(|s| s.skips > 0)
-            .map(|s| SampledTicks {
-                skips: s.skips,
-                wave_skips: s.wave_skips,
-                groups: s.groups,
-                instructions: s.instructions,
-                ticks: s.ticks,
-                error_ticks: s.error_ticks,
-            });
+            .map(|s| s.totals)
+            .filter(|t| t.skips > 0);
         if self.groups_done < self.groups_per_core {
             return Err(SimError::Deadlock {
                 cycle_ticks: self.now,

@@ -1,6 +1,9 @@
 //! Fast-forward over a repeating schedule is exact: every result equals that of the run that
 //! simulates each instruction, and the fixtures below are chosen so that it does skip.
 
+mod common;
+
+use common::{body_strategy, eighths, options};
 use idg::BarrierKind;
 use proptest::prelude::*;
 use sim::synth::{self, Piece, SynthNode, TABLE2};
@@ -47,17 +50,6 @@ fn both(
         slow
     );
     (slow, skipped)
-}
-
-fn options(sched: Scheduler, order: IssueOrder, parts: bool) -> SimOptions {
-    SimOptions {
-        scheduler: sched,
-        order,
-        sub_partitions: parts,
-        window: 8,
-        ring: 32,
-        ..SimOptions::default()
-    }
 }
 
 /// Both runs (see [`both`]); asserts that more than `1/div` of the instructions were skipped.
@@ -217,34 +209,12 @@ fn barriers_and_nested_loops_stay_exact() {
     }
 }
 
-/// A random body in a long loop, sometimes with a barrier.
-fn body_strategy() -> impl Strategy<Value = Vec<Piece>> {
-    (
-        prop::collection::vec(
-            (0u16..3, prop::collection::vec(0u32..6, 0..3), 0u32..6),
-            1..7,
-        ),
-        any::<bool>(),
-        20u64..200,
-    )
-        .prop_map(|(nodes, barrier, reps)| {
-            let mut body: Vec<Piece> = nodes
-                .into_iter()
-                .map(|(s, reads, w)| Piece::Node(SynthNode::op(s, &reads, &[w])))
-                .collect();
-            if barrier {
-                body.push(Piece::Node(SynthNode::barrier(2, BarrierKind::Sync)));
-            }
-            vec![Piece::Repeat(reps, body)]
-        })
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(160))]
 
     #[test]
     fn fast_forward_changes_no_result(
-        body in body_strategy(),
+        body in body_strategy(200),
         table in prop::collection::vec((1u32..24, 0u32..80), 3),
         il in prop::option::of(prop::sample::select(vec![1.0, 2.0, 4.0])),
         warps in 1u32..5,
@@ -263,10 +233,7 @@ proptest! {
         hw.queued = queued;
         hw.dispatch_latency = dispatch.0 * synth::TICKS_PER_CYCLE;
         hw.dispatch_interval = dispatch.1 * synth::TICKS_PER_CYCLE;
-        let table: Vec<(f64, f64)> = table
-            .into_iter()
-            .map(|(l, lat)| (f64::from(l) / 8.0, f64::from(l + lat) / 8.0))
-            .collect();
+        let table = eighths(table);
         let order = [IssueOrder::Dataflow, IssueOrder::InOrder, IssueOrder::Scheduled][order];
         both(&k, &table, &hw, &k.exec(concurrent), options(Scheduler::ALL[sched], order, parts));
     }

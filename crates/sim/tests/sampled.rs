@@ -4,7 +4,9 @@
 //! agreement the issue asks of real launches (95 % of points within 1 %, all within 3 %) is
 //! tested on both bundled suites (`crates/eval/tests/sampled.rs`).
 
-use idg::BarrierKind;
+mod common;
+
+use common::{body_strategy, eighths, options};
 use proptest::prelude::*;
 use sim::synth::{self, Piece, SynthNode, TABLE2};
 use sim::{simulate, ExecConfig, Hardware, IssueOrder, Scheduler, SimOptions, SimResult};
@@ -19,17 +21,6 @@ fn run(
 ) -> SimResult {
     let costs = synth::costs_for(k, table, hw);
     simulate(&k.kernel, &costs, hw, exec, &SimOptions { sampled, ..opts }).unwrap()
-}
-
-fn options(sched: Scheduler, order: IssueOrder, parts: bool) -> SimOptions {
-    SimOptions {
-        scheduler: sched,
-        order,
-        sub_partitions: parts,
-        window: 8,
-        ring: 32,
-        ..SimOptions::default()
-    }
 }
 
 /// The sampled run's time is within `tolerance` of the exact one's, with the same warps and
@@ -95,34 +86,12 @@ fn waves_are_extrapolated_within_their_bound() {
     assert!(extrapolated > 0, "no run was extrapolated");
 }
 
-/// A random body in a long loop, sometimes with a barrier (as the fast-forward proptest).
-fn body_strategy() -> impl Strategy<Value = Vec<Piece>> {
-    (
-        prop::collection::vec(
-            (0u16..3, prop::collection::vec(0u32..6, 0..3), 0u32..6),
-            1..7,
-        ),
-        any::<bool>(),
-        20u64..400,
-    )
-        .prop_map(|(nodes, barrier, reps)| {
-            let mut body: Vec<Piece> = nodes
-                .into_iter()
-                .map(|(s, reads, w)| Piece::Node(SynthNode::op(s, &reads, &[w])))
-                .collect();
-            if barrier {
-                body.push(Piece::Node(SynthNode::barrier(2, BarrierKind::Sync)));
-            }
-            vec![Piece::Repeat(reps, body)]
-        })
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(120))]
 
     #[test]
     fn sampled_runs_stay_close_to_exact(
-        body in body_strategy(),
+        body in body_strategy(400),
         table in prop::collection::vec((1u32..24, 0u32..80), 3),
         il in prop::option::of(prop::sample::select(vec![1.0, 2.0, 4.0])),
         warps in 1u32..5,
@@ -137,10 +106,7 @@ proptest! {
         let mut hw = synth::hardware(3, il, 2);
         hw.dispatch_latency = dispatch.0 * synth::TICKS_PER_CYCLE;
         hw.dispatch_interval = dispatch.1 * synth::TICKS_PER_CYCLE;
-        let table: Vec<(f64, f64)> = table
-            .into_iter()
-            .map(|(l, lat)| (f64::from(l) / 8.0, f64::from(l + lat) / 8.0))
-            .collect();
+        let table = eighths(table);
         let order = [IssueOrder::Dataflow, IssueOrder::InOrder, IssueOrder::Scheduled][order];
         agrees(
             &k,

@@ -3,30 +3,30 @@
 //! The exact fast-forward (`steady`) skips only periods after which the whole core is in the
 //! same state, times relative to now. Many schedules never return exactly (warps on several
 //! partitions drift against each other, one-warp groups land on partitions unevenly) and yet
-//! run at a steady rate. At every checkpoint the engine keeps a *mark* (time, counters, groups
-//! started and finished, busy totals, each warp's loop iterations and instructions fetched).
-//! Two consecutive windows of k marks each are a *steady* pair when
+//! run at a steady rate. At every checkpoint of the fast-forward and at every group start the
+//! engine keeps a *mark* (time, counters, groups started and finished, busy totals, each warp's
+//! loop iterations and instructions fetched). Windows between marks are *steady* when
 //!
-//! - both did the same work: equal groups started and finished, and either
-//!   - *loop windows* (no group started): every warp is the same warp in both windows and
-//!     moved the same number of iterations ahead in each repeat it stayed inside, or
-//!   - *wave windows* (groups started): every resident group started within the last window,
-//!     so nothing resident needs to move ahead;
-//! - every warp that fetched instructions in a window advanced a loop in it (a warp running
-//!   straight-line code is not in a steady state: skipping would replay its code);
-//! - their instructions and their times agree within [`TOLERANCE`].
+//! - *loop windows*: three consecutive windows of k checkpoint marks (k = 1, 2, 4, ...) in
+//!   which no group starts or finishes, every warp is the same warp and moves each repeat it
+//!   stays inside by the same number of iterations in every window, every warp that fetched
+//!   instructions moved a loop (a warp in straight-line code is not steady: skipping would
+//!   replay its code), and the last two windows' instructions and times (and the two before
+//!   them) agree within [`TOLERANCE`];
+//! - *wave windows*: [`WINDOWS`] windows of K group starts (whole waves, at least
+//!   [`MIN_WAVE_GROUPS`], after [`WARMUP_WAVES`]) in which every resident group started within
+//!   the last window, so nothing resident needs to move ahead, and the times per group fitted
+//!   to each window's starts agree within [`TOLERANCE`].
 //!
-//! Then the windows that stay clear of every limit (a loop's last iteration, the last groups
-//! of the core) are added like the last one: time, counters, busy totals, groups, and the
-//! iterations of the warps that advanced; every stored time moves forward by their length
-//! (`Engine::apply`), and the run goes on to simulate the approach to the limits and the drain
-//! for real. The difference of the two windows' times, once per added window, is the error
-//! bound the run reports. k is tried at 1, 2, 4, ... marks, so a schedule whose steady
-//! period spans several checkpoints is found at the k that holds it.
+//! Then the windows that stay clear of every limit (a loop's last iteration, the last wave of
+//! the core) are added: time, counters, busy totals, groups, and the iterations of the warps
+//! that advanced; every stored time moves forward by their length (`Engine::apply`), and the
+//! run goes on to simulate the approach to the limits and the drain for real. Each skip adds
+//! its error bound ([`Totals::error_ticks`]).
 
 use std::collections::VecDeque;
 
-use super::steady::{Skip, BOUND};
+use super::steady::{representable, Progress, Skip, BOUND};
 use super::Engine;
 use crate::result::Counters;
 
@@ -48,17 +48,6 @@ const MIN_WAVE_GROUPS: u64 = 32;
 /// Marks kept: two windows of up to half as many each.
 const MARKS: usize = 512;
 
-/// One repeat a warp's stream is inside, at a mark.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Loop {
-    slot: u32,
-    depth: u32,
-    generation: u32,
-    instance: u64,
-    iteration: u64,
-    count: u64,
-}
-
 #[derive(Debug)]
 pub(super) struct Mark {
     now: u64,
@@ -66,7 +55,8 @@ pub(super) struct Mark {
     next_group: u64,
     groups_done: u64,
     busy: Vec<u64>,
-    loops: Vec<Loop>,
+    /// The repeats each active warp is inside, by slot, then depth.
+    loops: Vec<Progress>,
     /// Per warp slot: (generation, instructions fetched, active).
     warps: Vec<(u32, u64, bool)>,
     /// Taken at a group start.
@@ -77,6 +67,10 @@ pub(super) struct Mark {
     at_checkpoint: bool,
 }
 
+/// A repeat that moves ahead in a skip: (warp slot, depth, iterations per window), as
+/// `Skip::iterations` takes it.
+type Moves = (u32, u32, u64);
+
 /// What a warp did in a window, at one depth: the same run of the repeat, advanced by so many
 /// iterations, or another run (a repeat entered anew).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,16 +79,25 @@ enum Advance {
     New,
 }
 
+/// What the sampled skips of a run added.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Totals {
+    pub skips: u64,
+    /// Of those, the ones over whole waves of groups.
+    pub wave_skips: u64,
+    /// Groups the wave skips accounted for.
+    pub groups: u64,
+    pub instructions: u64,
+    pub ticks: u64,
+    /// The skips' error bounds, summed.
+    pub error_ticks: u64,
+}
+
 /// The sampled part of a run (`SimOptions::sampled`).
 #[derive(Debug, Default)]
 pub(super) struct Sampling {
     marks: VecDeque<Mark>,
-    pub(super) instructions: u64,
-    pub(super) ticks: u64,
-    pub(super) skips: u64,
-    pub(super) wave_skips: u64,
-    pub(super) groups: u64,
-    pub(super) error_ticks: u64,
+    pub(super) totals: Totals,
 }
 
 impl Sampling {
@@ -105,14 +108,18 @@ impl Sampling {
 }
 
 /// Per (slot, depth) of `new`, how it moved since `old`; None if a repeat went backwards.
-fn advances(old: &[Loop], new: &[Loop]) -> Option<Vec<(u32, u32, Advance)>> {
+/// Both lists are ordered by slot, then depth, each pair at most once.
+fn advances(old: &[Progress], new: &[Progress]) -> Option<Vec<(u32, u32, Advance)>> {
+    let mut olds = old.iter().peekable();
     new.iter()
         .map(|b| {
-            let a = old
-                .iter()
-                .find(|a| a.slot == b.slot && a.depth == b.depth && a.generation == b.generation);
+            while olds
+                .next_if(|a| (a.slot, a.depth) < (b.slot, b.depth))
+                .is_some()
+            {}
+            let a = olds.next_if(|a| (a.slot, a.depth) == (b.slot, b.depth));
             let adv = match a {
-                Some(a) if a.instance == b.instance => {
+                Some(a) if a.generation == b.generation && a.instance == b.instance => {
                     Advance::Same(b.iteration.checked_sub(a.iteration)?)
                 }
                 _ => Advance::New,
@@ -169,16 +176,7 @@ impl Engine<'_> {
                 continue;
             };
             for (depth, f) in stream.position().enumerate() {
-                if f.count > 0 {
-                    loops.push(Loop {
-                        slot: slot as u32,
-                        depth: depth as u32,
-                        generation: w.generation,
-                        instance: f.instance,
-                        iteration: f.iteration,
-                        count: f.count,
-                    });
-                }
+                loops.extend(Progress::at(slot as u32, depth, w.generation, &f));
             }
         }
         Mark {
@@ -198,9 +196,28 @@ impl Engine<'_> {
         }
     }
 
+    /// Marks now and applies the skip the sampling finds steady, if any; true if it skipped.
+    pub(super) fn take_sampled_skip(&mut self, at_checkpoint: bool) -> bool {
+        let Some((d, error)) = self.sampled_skip(at_checkpoint) else {
+            return false;
+        };
+        if let Some(s) = self.sampling.as_mut() {
+            let t = &mut s.totals;
+            t.skips += 1;
+            t.wave_skips += u64::from(d.groups > 0);
+            t.groups += d.groups;
+            t.instructions += d.counters.instructions;
+            t.ticks += d.ticks;
+            t.error_ticks += error;
+            s.forget();
+        }
+        self.apply(d);
+        true
+    }
+
     /// Keeps a mark of now and, when the last two windows are steady, skips ahead. Returns
     /// the skip and its error bound in ticks.
-    pub(super) fn sampled_skip(&mut self, at_checkpoint: bool) -> Option<(Skip, u64)> {
+    fn sampled_skip(&mut self, at_checkpoint: bool) -> Option<(Skip, u64)> {
         let now = self.mark(at_checkpoint);
         let found = {
             let marks = &self.sampling.as_ref()?.marks;
@@ -214,8 +231,8 @@ impl Engine<'_> {
                 let cm = kept[kept.len() - 3 * k];
                 // The last two windows steady, and the two before them too.
                 found = self
-                    .loop_skip(c0, c1, &now)
-                    .filter(|_| self.loop_skip(cm, c0, c1).is_some());
+                    .loop_steady(cm, c0, c1)
+                    .and_then(|_| self.loop_skip(c0, c1, &now));
                 k *= 2;
             }
             // Wave windows: K groups started each, K a whole number of waves, after the
@@ -249,10 +266,12 @@ impl Engine<'_> {
         found
     }
 
-    /// The skip over the loop windows (`c0`, `c1`) and (`c1`, `now`) if they are steady: no
-    /// group started or finished, the same warps, each moving every repeat it stayed inside
-    /// by as many iterations in both windows, instructions and times within [`TOLERANCE`].
-    fn loop_skip(&self, c0: &Mark, c1: &Mark, now: &Mark) -> Option<(Skip, u64)> {
+    /// Whether the loop windows (`c0`, `c1`) and (`c1`, `now`) are steady: no group started
+    /// or finished, the same warps, each moving every repeat it stayed inside by as many
+    /// iterations in both windows, instructions and times within [`TOLERANCE`]. Returns the
+    /// iterations each advancing repeat moves per window, `(slot, depth, iterations)`, and how
+    /// many windows like the last one stay clear of every loop's end and of [`BOUND`].
+    fn loop_steady(&self, c0: &Mark, c1: &Mark, now: &Mark) -> Option<(Vec<Moves>, u64)> {
         if now.next_group != c0.next_group || now.groups_done != c0.groups_done {
             return None;
         }
@@ -273,32 +292,43 @@ impl Engine<'_> {
             return None;
         }
         let mut iterations = Vec::new();
+        let mut moved = vec![false; now.warps.len()];
         let mut m = u64::MAX;
         for (l, &(_, _, adv)) in now.loops.iter().zip(&a1) {
             if let Advance::Same(d) = adv {
                 if let Some(room) = l.count.saturating_sub(1 + l.iteration).checked_div(d) {
                     m = m.min(room);
                     iterations.push((l.slot, l.depth, d));
+                    moved[l.slot as usize] = true;
                 }
             }
         }
         // A warp that fetched without moving a loop ran straight-line code: a skip would
         // replay it.
-        for (slot, (&(_, f1, active), &(_, f0, _))) in now.warps.iter().zip(&c1.warps).enumerate() {
-            let moved = iterations.iter().any(|&(s, _, _)| s as usize == slot);
-            if active && f1 > f0 && !moved {
-                return None;
-            }
-        }
-        if iterations.is_empty() {
+        let straight = now
+            .warps
+            .iter()
+            .zip(&c1.warps)
+            .zip(&moved)
+            .any(|((&(_, f1, active), &(_, f0, _)), &moved)| active && f1 > f0 && !moved);
+        if straight || iterations.is_empty() {
             return None;
         }
-        let m = m.min(representable(c1, now));
-        if m == 0 || m == u64::MAX {
-            return None;
-        }
+        let m = m.min(representable(
+            (now.now, now.counters, &now.busy),
+            (c1.now, c1.counters, &c1.busy),
+        ));
+        (m != 0 && m != u64::MAX).then_some((iterations, m))
+    }
+
+    /// The skip over the steady loop windows (`c0`, `c1`) and (`c1`, `now`)
+    /// ([`Engine::loop_steady`]): whole windows like the last one, its time, counters, busy
+    /// time and iterations; the error bound is the two windows' time difference per window.
+    fn loop_skip(&self, c0: &Mark, c1: &Mark, now: &Mark) -> Option<(Skip, u64)> {
+        let (iterations, m) = self.loop_steady(c0, c1, now)?;
+        let (d1, d0) = (now.now - c1.now, c1.now - c0.now);
         let mut counters = Counters::default();
-        counters.add_times(recent, m);
+        counters.add_times(now.counters.since(c1.counters), m);
         let skip = Skip {
             ticks: d1 * m,
             counters,
@@ -378,16 +408,4 @@ impl Engine<'_> {
         };
         Some((skip, (ticks as f64 * spread).ceil() as u64))
     }
-}
-
-/// Most windows like the one from `c1` to `now` that keep every total at or below [`BOUND`].
-fn representable(c1: &Mark, now: &Mark) -> u64 {
-    [(now.now, c1.now)]
-        .into_iter()
-        .chain(now.counters.values().into_iter().zip(c1.counters.values()))
-        .chain(now.busy.iter().copied().zip(c1.busy.iter().copied()))
-        .filter(|(b, a)| b > a)
-        .map(|(b, a)| BOUND.saturating_sub(b) / (b - a))
-        .min()
-        .unwrap_or(u64::MAX)
 }

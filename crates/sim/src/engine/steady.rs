@@ -27,6 +27,7 @@
 use std::cmp::Reverse;
 use std::collections::{HashMap, VecDeque};
 
+use idg::FramePosition;
 use smallvec::SmallVec;
 
 use super::{Engine, Timer, UNKNOWN};
@@ -40,15 +41,43 @@ pub(super) const BOUND: u64 = 1 << 62;
 const KEPT: usize = 256;
 const KEPT_WORDS: usize = 1 << 21;
 
-/// One repeat a warp's stream is inside, at a checkpoint.
+/// One repeat a warp's stream is inside, at a checkpoint (or a sampling mark).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Progress {
-    slot: u32,
-    depth: u32,
-    generation: u32,
-    instance: u64,
-    iteration: u64,
-    count: u64,
+pub(super) struct Progress {
+    pub(super) slot: u32,
+    pub(super) depth: u32,
+    pub(super) generation: u32,
+    pub(super) instance: u64,
+    pub(super) iteration: u64,
+    pub(super) count: u64,
+}
+
+impl Progress {
+    /// The repeat at `depth` of warp `slot`'s stream position `f`; None at the top level
+    /// (no repeat).
+    pub(super) fn at(slot: u32, depth: usize, generation: u32, f: &FramePosition) -> Option<Self> {
+        (f.count > 0).then_some(Progress {
+            slot,
+            depth: depth as u32,
+            generation,
+            instance: f.instance,
+            iteration: f.iteration,
+            count: f.count,
+        })
+    }
+}
+
+/// Most periods that keep the time, every counter and every busy total at or below [`BOUND`],
+/// a period being what was added between `then` and `now` (each: time, counters, busy totals).
+pub(super) fn representable(now: (u64, Counters, &[u64]), then: (u64, Counters, &[u64])) -> u64 {
+    [(now.0, then.0)]
+        .into_iter()
+        .chain(now.1.values().into_iter().zip(then.1.values()))
+        .chain(now.2.iter().copied().zip(then.2.iter().copied()))
+        .filter(|(b, a)| b > a)
+        .map(|(b, a)| BOUND.saturating_sub(b) / (b - a))
+        .min()
+        .unwrap_or(u64::MAX)
 }
 
 /// A value only the stall breakdown reads.
@@ -272,39 +301,13 @@ impl Engine<'_> {
         }
     }
 
-    /// Marks now for the sampled simulation and applies the skip it finds steady, if any.
-    /// True if it skipped.
-    fn take_sampled_skip(&mut self, at_checkpoint: bool) -> bool {
-        let Some((d, error)) = self.sampled_skip(at_checkpoint) else {
-            return false;
-        };
-        if let Some(s) = self.sampling.as_mut() {
-            s.instructions += d.counters.instructions;
-            s.ticks += d.ticks;
-            s.skips += 1;
-            s.wave_skips += u64::from(d.groups > 0);
-            s.groups += d.groups;
-            s.error_ticks += error;
-            s.forget();
-        }
-        self.apply(d);
-        true
-    }
-
     /// Most periods like the one since `old` that keep the time, every counter and every
     /// busy total at or below [`BOUND`].
     fn representable(&self, old: &Checkpoint, busy: &[u64]) -> u64 {
-        let now = self.counters.values();
-        let then = old.counters.values();
-        let pairs = [(self.now, old.now)]
-            .into_iter()
-            .chain(now.into_iter().zip(then))
-            .chain(busy.iter().copied().zip(old.busy.iter().copied()));
-        pairs
-            .filter(|(b, a)| b > a)
-            .map(|(b, a)| BOUND.saturating_sub(b) / (b - a))
-            .min()
-            .unwrap_or(u64::MAX)
+        representable(
+            (self.now, self.counters, busy),
+            (old.now, old.counters, &old.busy),
+        )
     }
 
     pub(super) fn busy_now(&self) -> Vec<u64> {
@@ -767,16 +770,7 @@ impl Engine<'_> {
                 key.push(stream.peeked().map_or(u64::MAX, |n| u64::from(n.0)));
                 for (depth, f) in stream.position().enumerate() {
                     key.extend([f.body as u64, f.pos as u64, f.count]);
-                    if f.count > 0 {
-                        progress.push(Progress {
-                            slot: id,
-                            depth: depth as u32,
-                            generation: w.generation,
-                            instance: f.instance,
-                            iteration: f.iteration,
-                            count: f.count,
-                        });
-                    }
+                    progress.extend(Progress::at(id, depth, w.generation, &f));
                 }
                 key.push(u64::MAX);
                 key.extend(stream.last_writers().map(|l| l.map_or(u64::MAX, seq_rel)));
