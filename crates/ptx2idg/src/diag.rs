@@ -64,6 +64,46 @@ pub fn usage(message: &str) {
     eprintln!("ptx2idg: {message}");
 }
 
+/// Writes command output to standard output (the [`out!`] and [`outln!`] macros). Output is
+/// never a panic: see [`stdout_failed`].
+pub fn print_out(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let mut o = std::io::stdout().lock();
+    if let Err(e) = o.write_fmt(args).and_then(|()| o.flush()) {
+        stdout_failed(&e);
+    }
+}
+
+/// Ends the program after standard output failed: quietly with success when its reader went
+/// away (a closed pipe, `| head`), as Unix tools do; otherwise (a full disk) with the cause and
+/// exit status 1.
+pub fn stdout_failed(e: &std::io::Error) -> ! {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    usage(&format!("error: cannot write the output: {e}"));
+    std::process::exit(1)
+}
+
+/// `print!` to standard output through [`print_out`].
+macro_rules! out {
+    ($($t:tt)*) => {
+        $crate::diag::print_out(format_args!($($t)*))
+    };
+}
+
+/// `println!` to standard output through [`print_out`].
+macro_rules! outln {
+    () => {
+        $crate::diag::print_out(format_args!("\n"))
+    };
+    ($($t:tt)*) => {
+        $crate::diag::print_out(format_args!("{}\n", format_args!($($t)*)))
+    };
+}
+
+pub(crate) use {out, outln};
+
 #[cfg(test)]
 mod tests {
     use super::*;

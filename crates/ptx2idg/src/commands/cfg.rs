@@ -4,6 +4,7 @@
 
 use super::args::{LaunchArgs, TripsArgs};
 use crate::diag;
+use crate::diag::out;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -88,7 +89,7 @@ pub fn run(args: &CfgArgs) -> ExitCode {
         Format::Json => ir::render::json(&kernel, &an, Some(&trips)),
         Format::Dot => ir::render::dot(&kernel, &an, Some(&trips)),
     };
-    print!("{out}");
+    out!("{out}");
     if args.trips.explain {
         eprint!("{}", ir::render::explain(&kernel, &an, &trips));
     }

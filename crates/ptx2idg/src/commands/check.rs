@@ -146,17 +146,18 @@ pub fn run(args: &CheckArgs) -> ExitCode {
                 }
             }
         };
-        if !args.json && report.ok && out.write_all(text(&report).as_bytes()).is_err() {
-            // stdout closed (e.g. piped into `head`): nothing more to show.
-            return ExitCode::FAILURE;
+        if !args.json && report.ok {
+            if let Err(e) = out.write_all(text(&report).as_bytes()) {
+                diag::stdout_failed(&e);
+            }
         }
         reports.push(report);
     }
     if args.json {
         match serde_json::to_string_pretty(&reports) {
             Ok(j) => {
-                if writeln!(out, "{j}").is_err() {
-                    return ExitCode::FAILURE;
+                if let Err(e) = writeln!(out, "{j}").and_then(|()| out.flush()) {
+                    diag::stdout_failed(&e);
                 }
             }
             Err(e) => {

@@ -6,6 +6,7 @@
 //! variant). stderr: models that could not predict a kernel and what the IDG construction
 //! assumed. `--write-docs` also runs the ablation and writes the results page.
 
+use crate::diag::{out, outln};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -134,10 +135,10 @@ pub fn run(args: &EvalArgs) -> ExitCode {
     };
     let base = args.model.config(&profile);
     if args.format == Format::Counters {
-        println!("{}", ::eval::counters::CSV_HEADER);
+        outln!("{}", ::eval::counters::CSV_HEADER);
         for (name, suite) in &suites {
             let kernels = ::eval::counters::suite_counters(suite, &base, &profile.sass_expansion);
-            print!("{}", ::eval::counters::csv(name, &kernels));
+            out!("{}", ::eval::counters::csv(name, &kernels));
         }
         return ExitCode::SUCCESS;
     }
@@ -215,25 +216,25 @@ pub fn run(args: &EvalArgs) -> ExitCode {
     let titled = runs.len() > 1;
     for (r, rows) in runs.iter().zip(&rows) {
         if titled {
-            println!("## {}\n", r.name);
+            outln!("## {}\n", r.name);
         }
         if args.ablation {
             match args.format {
-                Format::Markdown => print!("{}", report::ablation_markdown(rows)),
+                Format::Markdown => out!("{}", report::ablation_markdown(rows)),
                 Format::Csv | Format::Points | Format::Counters => {
-                    print!("{}", report::ablation_csv(rows))
+                    out!("{}", report::ablation_csv(rows))
                 }
             }
         } else {
             match args.format {
-                Format::Markdown => print!("{}", report::markdown(&r.main)),
-                Format::Csv => print!("{}", report::csv(&r.main)),
-                Format::Points => print!("{}", report::points_csv(&r.main)),
+                Format::Markdown => out!("{}", report::markdown(&r.main)),
+                Format::Csv => out!("{}", report::csv(&r.main)),
+                Format::Points => out!("{}", report::points_csv(&r.main)),
                 Format::Counters => unreachable!("handled before the evaluation"),
             }
         }
         if titled {
-            println!();
+            outln!();
         }
         if let Some(dir) = &args.svg_dir {
             if let Err(e) = write_svgs(dir, &r.main) {

@@ -2,6 +2,7 @@
 //! the start of each line, or prints one resolved profile: every instruction class and memory
 //! level with its subsystem, λ, Λ and whether the file gave it or a rule derived it.
 
+use crate::diag::out;
 use std::fmt::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -20,7 +21,7 @@ pub struct GpusArgs {
 
 pub fn run(args: &GpusArgs) -> ExitCode {
     if args.show.is_none() && args.gpu_file.is_none() {
-        print!("{}", list());
+        out!("{}", list());
         return ExitCode::SUCCESS;
     }
     let sel = GpuArgs {
@@ -29,7 +30,7 @@ pub fn run(args: &GpusArgs) -> ExitCode {
     };
     match sel.load() {
         Ok(p) => {
-            print!("{}", show(&p));
+            out!("{}", show(&p));
             ExitCode::SUCCESS
         }
         Err(code) => code,

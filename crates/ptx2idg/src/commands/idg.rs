@@ -2,6 +2,7 @@
 //! builds the per-warp IDGs of one kernel launch and writes them as a summary, the compact
 //! JSON form (`docs/idg-format.md`), the `stats` object, or DOT of one materialized class.
 
+use crate::diag::out;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -178,7 +179,7 @@ pub fn run(args: &MainArgs) -> ExitCode {
                 return ExitCode::from(1);
             }
         }
-        None => print!("{text}"),
+        None => out!("{text}"),
     }
     ExitCode::SUCCESS
 }

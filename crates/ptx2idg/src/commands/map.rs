@@ -4,6 +4,7 @@
 //! g-static, conservative). Profiler files among `--trips` feed mapper g (§6.3); without
 //! them g uses the static access patterns. Mapper warnings go to stderr through `diag`.
 
+use crate::diag::{out, outln};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -80,9 +81,9 @@ pub fn run(args: &MapArgs) -> ExitCode {
         diag::file_error(&source.file, &format!("warning: {w}"));
     }
     match args.format {
-        Format::Table => print!("{}", gpu::mapping_table(&m)),
+        Format::Table => out!("{}", gpu::mapping_table(&m)),
         Format::Json => match serde_json::to_string_pretty(&m) {
-            Ok(s) => println!("{s}"),
+            Ok(s) => outln!("{s}"),
             Err(e) => {
                 diag::file_error(&source.file, &e.to_string());
                 return ExitCode::from(1);

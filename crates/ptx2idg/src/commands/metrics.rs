@@ -1,6 +1,7 @@
 //! `ptx2idg metrics [--nvprof]`: the profiler command line that collects every metric the
 //! tool reads (`profile::metrics::collect_command`), so a CSV is right the first time.
 
+use crate::diag::outln;
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
@@ -11,6 +12,6 @@ pub struct MetricsArgs {
 }
 
 pub fn run(args: &MetricsArgs) -> ExitCode {
-    println!("{}", profile::metrics::collect_command(args.nvprof));
+    outln!("{}", profile::metrics::collect_command(args.nvprof));
     ExitCode::SUCCESS
 }

@@ -8,6 +8,7 @@
 //! as `simulate` does, so both read the same λ/Λ; `--no-pipeline` skips the simulation (long
 //! loops make it the slow part). Errors go through `diag`.
 
+use crate::diag::out;
 use std::ops::RangeInclusive;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -99,6 +100,6 @@ fn run_inner(args: &ModelsArgs) -> Result<(), ExitCode> {
         std::fs::write(path, table.to_svg())
             .map_err(|e| diag::fail(&path.display().to_string(), e))?;
     }
-    print!("{}", table.to_csv());
+    out!("{}", table.to_csv());
     Ok(())
 }

@@ -7,6 +7,7 @@
 //! `occupancy_warps,blocks_per_sm,cycles,wpc,time_us`. Mappers f and g time the nodes
 //! (profiler files among `--trips` feed g, as in `map`). Errors go through `diag`.
 
+use crate::diag::{out, outln};
 use std::io::IsTerminal;
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
@@ -227,11 +228,11 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
         }
         match args.format.unwrap_or(Format::Text) {
             Format::Text => {
-                println!("model: {}", config.describe());
-                print!("{}", result.to_text());
+                outln!("model: {}", config.describe());
+                out!("{}", result.to_text());
             }
-            Format::Json => println!("{}", result.to_json()),
-            Format::Csv => print!(
+            Format::Json => outln!("{}", result.to_json()),
+            Format::Csv => out!(
                 "{}",
                 sim::sweep_csv(&[sim::SweepPoint {
                     occupancy_warps: result.occupancy_warps,
@@ -288,19 +289,20 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
         write_out(p, &sim::sweep_plot_svg(&sweep, &title))?;
     }
     match args.format.unwrap_or(Format::Csv) {
-        Format::Csv => print!("{}", sim::sweep_csv(&sweep)),
-        Format::Json => println!(
+        Format::Csv => out!("{}", sim::sweep_csv(&sweep)),
+        Format::Json => outln!(
             "{}",
             serde_json::to_string_pretty(&sweep).unwrap_or_default()
         ),
         Format::Text => {
-            println!("model: {}", config.describe());
+            outln!("model: {}", config.describe());
             for p in &sweep {
-                println!(
+                outln!(
                     "== {} warps ({} blocks per SM)",
-                    p.occupancy_warps, p.blocks_per_sm
+                    p.occupancy_warps,
+                    p.blocks_per_sm
                 );
-                print!("{}", p.result.to_text());
+                out!("{}", p.result.to_text());
             }
         }
     }
