@@ -22,6 +22,7 @@ pub mod result;
 pub mod sweep;
 pub mod synth;
 pub mod trace;
+pub mod truncated;
 
 pub use config::{ExecConfig, Hardware, IssueOrder, Scheduler, SimOptions, DEFAULT_MAX_SIMULATED};
 pub use cost::{check_costs, ClassCosts, NodeCost, OccupancyCost};
@@ -126,7 +127,15 @@ pub fn simulate_with_records(
 ) -> Result<(SimResult, Vec<IssueRecord>), SimError> {
     let tables = engine::prepare_all(kernel, costs, hw, exec, opts)?;
     let n_parts = tables.n_parts;
-    let out = engine::Engine::new(kernel, &tables, hw, *exec, *opts).run()?;
+    let cut = if opts.sampled && !opts.record {
+        truncated::run(kernel, costs, hw, exec, opts)?
+    } else {
+        None
+    };
+    let out = match cut {
+        Some(out) => out,
+        None => engine::Engine::new(kernel, &tables, hw, *exec, *opts).run()?,
+    };
 
     let tpc = hw.ticks_per_cycle.max(1);
     let cycles = out.ticks as f64 / tpc as f64;
@@ -171,6 +180,7 @@ pub fn simulate_with_records(
             skips: s.skips,
             wave_skips: s.wave_skips,
             groups: s.groups,
+            truncated_loops: s.truncated_loops,
             instructions: s.instructions,
             cycles: to_cycles(s.ticks),
             error_bound_cycles: to_cycles(s.error_ticks),

@@ -61,6 +61,16 @@ impl Counters {
         self
     }
 
+    /// Every field on the line through `(xa, a)` and `(xc, self)`, at `at` (never below its
+    /// value in `self`): the extrapolation of truncated runs (`crate::truncated`).
+    pub fn extrapolate(&mut self, a: &Counters, xa: f64, xc: f64, at: f64) {
+        let mut a = *a;
+        for (c, a) in self.fields().into_iter().zip(a.fields()) {
+            let v = *a as f64 + (*c as f64 - *a as f64) * (at - xa) / (xc - xa);
+            *c = v.round().max(*c as f64) as u64;
+        }
+    }
+
     /// Adds `m` times `d`, field by field.
     pub fn add_times(&mut self, mut d: Counters, m: u64) {
         for (a, b) in self.fields().into_iter().zip(d.fields()) {
@@ -123,6 +133,10 @@ pub struct Sampled {
     /// Groups the wave extrapolations accounted for.
     #[serde(default)]
     pub groups: u64,
+    /// Long loops cut for three truncated runs whose outputs were extrapolated to the whole
+    /// core (0: none; `docs/simulator.md`, "Sampled simulation").
+    #[serde(default)]
+    pub truncated_loops: u64,
     /// Warp instructions the extrapolations accounted for.
     pub instructions: u64,
     /// Cycles the extrapolations accounted for.
@@ -206,12 +220,13 @@ impl SimResult {
                 writeln!(
                 s,
                 "sampled       {} instructions, {:.1} % of the cycles extrapolated ({} over loop \
-                 iterations, {} over {} groups' waves), error bound {:.3} %",
+                 iterations, {} over {} groups' waves, {} loops truncated), error bound {:.3} %",
                 x.instructions,
                 if self.cycles > 0.0 { x.cycles / self.cycles * 100.0 } else { 0.0 },
                 x.skips - x.wave_skips,
                 x.wave_skips,
                 x.groups,
+                x.truncated_loops,
                 if self.cycles > 0.0 { x.error_bound_cycles / self.cycles * 100.0 } else { 0.0 },
             );
         }

@@ -130,3 +130,50 @@ fn sampled_is_ignored_while_recording() {
     let r = run(&k, &TABLE2, &hw, &k.exec(3), opts, true);
     assert!(r.sampled.is_none());
 }
+
+/// Long loops in every warp: the core is simulated three times with the loops cut and
+/// extrapolated in its instructions, within 1 % of the exact time and with its exact
+/// instruction count; a loop whose count differs between warps is never cut.
+#[test]
+fn long_loops_are_truncated_and_extrapolated() {
+    let op = |s, r: &[u32], w: &[u32]| Piece::Node(SynthNode::op(s, r, w));
+    let body = vec![
+        op(0, &[], &[1]),
+        Piece::Repeat(
+            400,
+            vec![op(1, &[1], &[2]), op(0, &[2, 3], &[3]), op(2, &[3], &[1])],
+        ),
+        op(1, &[1], &[4]),
+    ];
+    let k = synth::build(&body, 4, 200);
+    let hw = synth::hardware(3, Some(1.0), 2);
+    let table = [(0.5, 4.0), (2.0, 30.0), (1.0, 2.0)];
+    let opts = options(Scheduler::GreedyThenOldest, IssueOrder::Dataflow, true);
+    for concurrent in [1, 3, 6] {
+        let r = agrees(&k, &table, &hw, &k.exec(concurrent), opts, 0.01);
+        let s = r.sampled.expect("extrapolated");
+        assert_eq!(s.truncated_loops, 1, "the one class's loop");
+        assert_eq!(r.instructions, 4 * 200 * (2 + 3 * 400u64));
+    }
+    // The same loop with other counts in half the warps: the whole run.
+    let mut uneven = k.clone();
+    assert_eq!(uneven.kernel.classes.len(), 1);
+    let mut short = uneven.kernel.classes[0].clone();
+    let (odd, even): (Vec<u64>, Vec<u64>) = short.warps.iter().partition(|&&w| w % 2 == 1);
+    short.warps = odd;
+    uneven.kernel.classes[0].warps = even;
+    for item in &mut short.idg.body {
+        if let idg::Item::Repeat(r) = item {
+            r.count = 300;
+        }
+    }
+    uneven.kernel.classes.push(short);
+    let mut costs = synth::costs_for(&k, &table, &hw);
+    costs.push(costs[0].clone());
+    let sampled = SimOptions {
+        sampled: true,
+        ..opts
+    };
+    let r = simulate(&uneven.kernel, &costs, &hw, &uneven.exec(3), &sampled).unwrap();
+    assert_eq!(r.sampled.map_or(0, |s| s.truncated_loops), 0);
+}

@@ -314,14 +314,16 @@ fn explain_sampling(r: &sim::SimResult) {
     match &r.sampled {
         Some(s) => eprintln!(
             "sampled simulation: {} of {} instructions and {:.1} % of the core's cycles \
-             extrapolated from steady schedules ({} over loop iterations, {} over the waves of \
-             {} groups); error bound {:.3} % of the cycles (--exact simulates every instruction)",
+             extrapolated ({} steady stretches of loop iterations, {} of waves over {} groups, \
+             {} long loops truncated); error bound {:.3} % of the cycles (--exact simulates \
+             every instruction)",
             s.instructions,
             r.instructions,
             100.0 * s.cycles / r.cycles.max(f64::MIN_POSITIVE),
             s.skips - s.wave_skips,
             s.wave_skips,
             s.groups,
+            s.truncated_loops,
             100.0 * s.error_bound_cycles / r.cycles.max(f64::MIN_POSITIVE),
         ),
         None => eprintln!(

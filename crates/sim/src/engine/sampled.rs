@@ -87,6 +87,8 @@ pub(crate) struct Totals {
     pub wave_skips: u64,
     /// Groups the wave skips accounted for.
     pub groups: u64,
+    /// Loops cut for the truncated runs (`crate::truncated`).
+    pub truncated_loops: u64,
     pub instructions: u64,
     pub ticks: u64,
     /// The skips' error bounds, summed.
