@@ -5,6 +5,7 @@
 
 use ptx::Span;
 use std::fmt::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Renders a located error against the source it refers to.
@@ -83,6 +84,71 @@ pub fn stdout_failed(e: &std::io::Error) -> ! {
     }
     usage(&format!("error: cannot write the output: {e}"));
     std::process::exit(1)
+}
+
+/// Writes `contents` to `path` whole or not at all: to a temporary file beside it, renamed
+/// over `path` once complete, so that a failed write (a full disk, an interrupt) leaves any
+/// earlier file as it was and no truncated one.
+pub fn write_file(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.ptx2idg-{}.tmp", std::process::id()));
+    let written = std::fs::write(&tmp, contents).and_then(|()| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
+/// The file `path` names, as far as it can be resolved (an output need not exist yet: its
+/// folder is resolved and its name kept).
+fn resolved(path: &Path) -> PathBuf {
+    if let Ok(p) = path.canonicalize() {
+        return p;
+    }
+    match (path.parent(), path.file_name()) {
+        (Some(dir), Some(name)) => {
+            let dir = if dir.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                dir
+            };
+            dir.canonicalize()
+                .map(|d| d.join(name))
+                .unwrap_or_else(|_| path.to_path_buf())
+        }
+        _ => path.to_path_buf(),
+    }
+}
+
+/// Refuses, before anything runs, an output (`flag`, path) that names one of `inputs` or lies
+/// inside one of the input folders `dirs`: the command would replace what it reads.
+pub fn refuse_overwrites(
+    outputs: &[(&str, Option<&Path>)],
+    inputs: &[&Path],
+    dirs: &[&Path],
+) -> Result<(), ExitCode> {
+    let inputs: Vec<PathBuf> = inputs.iter().map(|p| resolved(p)).collect();
+    let dirs: Vec<PathBuf> = dirs.iter().map(|p| resolved(p)).collect();
+    for &(flag, out) in outputs {
+        let Some(out) = out else { continue };
+        let target = resolved(out);
+        let input = inputs.iter().find(|i| **i == target);
+        let inside = dirs
+            .iter()
+            .find(|d| target.starts_with(d) && target.is_file());
+        if let Some(what) = input.or(inside) {
+            usage(&format!(
+                "error: {flag} {} would overwrite the input {}; give another path",
+                out.display(),
+                what.display()
+            ));
+            return Err(ExitCode::from(2));
+        }
+    }
+    Ok(())
 }
 
 /// `print!` to standard output through [`print_out`].

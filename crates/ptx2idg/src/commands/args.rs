@@ -105,6 +105,13 @@ pub struct TripsArgs {
     pub explain: bool,
 }
 
+impl TripsArgs {
+    /// The files read.
+    pub fn files(&self) -> impl Iterator<Item = &std::path::Path> {
+        self.trips.iter().map(PathBuf::as_path)
+    }
+}
+
 /// What the `--trips` files say about one kernel (read by the `walk` crate).
 pub use walk::TripData;
 

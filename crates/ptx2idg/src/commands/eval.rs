@@ -125,6 +125,15 @@ fn load_suites(args: &EvalArgs) -> Result<Vec<(String, ::eval::Suite)>, ExitCode
 }
 
 pub fn run(args: &EvalArgs) -> ExitCode {
+    let dirs: Vec<&std::path::Path> = args.suites.iter().map(PathBuf::as_path).collect();
+    let inputs: Vec<&std::path::Path> = args.gpu.file().into_iter().collect();
+    if let Err(code) = diag::refuse_overwrites(
+        &[("--write-docs", args.write_docs.as_deref())],
+        &inputs,
+        &dirs,
+    ) {
+        return code;
+    }
     let profile = match args.gpu.load() {
         Ok(p) => p,
         Err(code) => return code,
@@ -282,7 +291,7 @@ pub fn run(args: &EvalArgs) -> ExitCode {
             sections: &sections,
             svg_dir: svg_rel.as_deref(),
         });
-        if let Err(e) = std::fs::write(file, page) {
+        if let Err(e) = diag::write_file(file, page.as_bytes()) {
             diag::file_error(&file.display().to_string(), &e.to_string());
             return ExitCode::from(1);
         }
@@ -294,7 +303,7 @@ fn write_svgs(dir: &std::path::Path, ev: &Evaluation) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     for k in &ev.kernels {
         let path = dir.join(format!("{}.svg", k.id));
-        std::fs::write(&path, ::eval::svg::kernel_chart(k, &ev.device))
+        diag::write_file(&path, ::eval::svg::kernel_chart(k, &ev.device).as_bytes())
             .map_err(|e| format!("{}: {e}", path.display()))?;
     }
     Ok(())

@@ -22,6 +22,13 @@ pub struct GpuArgs {
 }
 
 impl GpuArgs {
+    /// The profile file this reads, if it reads one (`--gpu-file`, or `--gpu` naming a file).
+    pub fn file(&self) -> Option<&Path> {
+        self.gpu_file
+            .as_deref()
+            .or_else(|| self.gpu.as_deref().map(Path::new).filter(|p| p.is_file()))
+    }
+
     /// The selected profile, or the error as the `gpu` crate reports it.
     pub fn profile(&self) -> Result<gpu::GpuProfile, gpu::GpuError> {
         match (&self.gpu_file, &self.gpu) {

@@ -122,6 +122,12 @@ pub fn run(args: &MainArgs) -> ExitCode {
         diag::usage("no PTX file given; see `ptx2idg --help`");
         return ExitCode::from(2);
     };
+    let inputs: Vec<&std::path::Path> = std::iter::once(path.as_path())
+        .chain(args.trips.files())
+        .collect();
+    if let Err(code) = diag::refuse_overwrites(&[("-o", args.output.as_deref())], &inputs, &[]) {
+        return code;
+    }
     let source = match front::load(path, args.kernel.as_deref()) {
         Ok(s) => s,
         Err(code) => return code,
@@ -174,7 +180,7 @@ pub fn run(args: &MainArgs) -> ExitCode {
     };
     match &args.output {
         Some(out) => {
-            if let Err(e) = std::fs::write(out, text) {
+            if let Err(e) = diag::write_file(out, text.as_bytes()) {
                 diag::file_error(&out.display().to_string(), &e.to_string());
                 return ExitCode::from(1);
             }

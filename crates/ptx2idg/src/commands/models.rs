@@ -58,6 +58,11 @@ pub fn run(args: &ModelsArgs) -> ExitCode {
 }
 
 fn run_inner(args: &ModelsArgs) -> Result<(), ExitCode> {
+    let inputs: Vec<&std::path::Path> = std::iter::once(args.file.as_path())
+        .chain(args.trips.files())
+        .chain(args.gpu.file())
+        .collect();
+    diag::refuse_overwrites(&[("--plot", args.plot.as_deref())], &inputs, &[])?;
     let profile = args.gpu.load()?;
     let config = args.model.config(&profile);
     let front::Mapped {
@@ -97,7 +102,7 @@ fn run_inner(args: &ModelsArgs) -> Result<(), ExitCode> {
         eprint!("{}", table.explain());
     }
     if let Some(path) = &args.plot {
-        std::fs::write(path, table.to_svg())
+        diag::write_file(path, table.to_svg().as_bytes())
             .map_err(|e| diag::fail(&path.display().to_string(), e))?;
     }
     out!("{}", table.to_csv());

@@ -82,7 +82,7 @@ pub struct SimulateArgs {
 }
 
 fn write_out(path: &Path, text: &str) -> Result<(), ExitCode> {
-    std::fs::write(path, text).map_err(|e| diag::fail(&path.display().to_string(), e))
+    diag::write_file(path, text.as_bytes()).map_err(|e| diag::fail(&path.display().to_string(), e))
 }
 
 /// `--explain` with a profiler file among `--trips`: the IDGs' counters per warp beside the
@@ -106,6 +106,19 @@ pub fn run(args: &SimulateArgs) -> ExitCode {
 }
 
 fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
+    let inputs: Vec<&Path> = std::iter::once(args.file.as_path())
+        .chain(args.trips.files())
+        .chain(args.gpu.file())
+        .collect();
+    diag::refuse_overwrites(
+        &[
+            ("--profile", args.profile.as_deref()),
+            ("--profile-svg", args.profile_svg.as_deref()),
+            ("--plot", args.plot.as_deref()),
+        ],
+        &inputs,
+        &[],
+    )?;
     let profile = args.gpu.load()?;
     let config = args.model.config(&profile);
     let li = front::model_idgs(
