@@ -258,6 +258,7 @@ fn validate_spec(spec: &KernelSpec, file: &str) -> Result<(), EvalError> {
             format!("{} but block {:?}", spec.warps_per_block, spec.block),
         ));
     }
+    ir::Launch::check_dims(spec.grid, spec.block).map_err(|m| key("grid` / `block", m))?;
     if spec.points.is_empty() {
         return Err(key("point", "no measured points".into()));
     }

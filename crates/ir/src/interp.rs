@@ -62,7 +62,34 @@ impl Default for Launch {
     }
 }
 
+/// The largest grid and block every NVIDIA GPU since compute capability 3.0 launches: grid
+/// X up to 2^31 − 1 blocks, Y and Z up to 65 535; block X and Y up to 1024 threads, Z up to
+/// 64, and 1024 threads in all.
+pub const MAX_GRID: [u32; 3] = [(1 << 31) - 1, 65_535, 65_535];
+pub const MAX_BLOCK: [u32; 3] = [1024, 1024, 64];
+pub const MAX_BLOCK_THREADS: u64 = 1024;
+
 impl Launch {
+    /// Whether a GPU can launch this grid and block ([`MAX_GRID`], [`MAX_BLOCK`],
+    /// [`MAX_BLOCK_THREADS`]; no dimension 0): the cause in words where it cannot.
+    pub fn check_dims(grid: [u32; 3], block: [u32; 3]) -> Result<(), String> {
+        for (what, d, max) in [("grid", grid, MAX_GRID), ("block", block, MAX_BLOCK)] {
+            for (i, (v, m)) in d.iter().zip(max).enumerate() {
+                let axis = ["X", "Y", "Z"][i];
+                if *v == 0 || *v > m {
+                    return Err(format!("a {what}'s {axis} dimension is 1 to {m}, not {v}"));
+                }
+            }
+        }
+        let threads: u64 = block.iter().map(|&x| u64::from(x)).product();
+        if threads > MAX_BLOCK_THREADS {
+            return Err(format!(
+                "a block of {threads} threads: at most {MAX_BLOCK_THREADS}"
+            ));
+        }
+        Ok(())
+    }
+
     /// Resolves parameter names against `kernel`. Parameters given no value read as their
     /// symbolic base (a pointer) — index math on them stays affine, comparisons are unknown.
     pub fn bind(&self, kernel: &Kernel) -> Result<BoundLaunch, IrError> {

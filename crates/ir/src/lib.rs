@@ -35,7 +35,10 @@ pub use dom::{DomTree, PostDomTree};
 pub use error::IrError;
 pub use ids::{BaseId, BlockId, InstId, LoopId, RegId};
 pub use induction::Induction;
-pub use interp::{AbstractAddr, BoundLaunch, LaneMasks, Launch, ThreadState, Value, WarpState};
+pub use interp::{
+    AbstractAddr, BoundLaunch, LaneMasks, Launch, ThreadState, Value, WarpState, MAX_BLOCK,
+    MAX_BLOCK_THREADS, MAX_GRID,
+};
 pub use joint::ClassCounts;
 pub use kernel::{
     AddrBase, BaseInfo, BaseKind, Block, Guard, Inst, Kernel, Operand, Param, RegInfo, RegKind,

@@ -522,3 +522,31 @@ fn a_suite_manifest_with_overflowing_dimensions_is_refused() {
     ]);
     refused(&out, "grid_blocks");
 }
+
+/// Sizes past what a GPU launches or an SM holds are refused before any work, naming the limit.
+#[test]
+fn sizes_past_the_device_are_refused_before_any_work() {
+    let fan2 = ["ptx_samples/rodinia/gaussian.ptx", "--kernel", "fan2"];
+    let cases: [(&[&str], &str); 5] = [
+        (&["--block", "1024,1024,64"], "at most 1024"),
+        (&["--block", "1,1,65"], "block's Z dimension is 1 to 64"),
+        (&["--grid", "1,70000"], "grid's Y dimension is 1 to 65535"),
+        (&["--window", "1000000"], "1000000 is not in 1..=1024"),
+        (
+            &["--occupancy", "1..=1000000", "--gpu", "h100"],
+            "past the 64 warps",
+        ),
+    ];
+    for (i, (extra, cause)) in cases.into_iter().enumerate() {
+        let command: &[&str] = match i {
+            3 => &["simulate"],
+            4 => &["models"],
+            _ => &[],
+        };
+        let args = [command, &fan2[..], extra].concat();
+        let out = ptx2idg(&args);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(cause), "{args:?}: {err}");
+    }
+}

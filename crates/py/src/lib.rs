@@ -243,6 +243,8 @@ fn front(
             )))
         }
     };
+    ir::Launch::check_dims(grid, block)
+        .map_err(|e| PyValueError::new_err(format!("grid={grid:?}, block={block:?}: {e}")))?;
     Ok(Front {
         file,
         src,

@@ -49,6 +49,20 @@ pub fn parse_dim3(s: &str) -> Result<[u32; 3], String> {
     Ok(out)
 }
 
+/// Parses a grid `X[,Y[,Z]]` a GPU can launch (`ir::MAX_GRID`).
+pub fn parse_grid(s: &str) -> Result<[u32; 3], String> {
+    let d = parse_dim3(s)?;
+    ir::Launch::check_dims(d, [1, 1, 1]).map_err(|e| format!("`{s}`: {e}"))?;
+    Ok(d)
+}
+
+/// Parses a block `X[,Y[,Z]]` a GPU can launch (`ir::MAX_BLOCK`, at most 1024 threads).
+pub fn parse_block(s: &str) -> Result<[u32; 3], String> {
+    let d = parse_dim3(s)?;
+    ir::Launch::check_dims([1, 1, 1], d).map_err(|e| format!("`{s}`: {e}"))?;
+    Ok(d)
+}
+
 /// Parses `NAME=VALUE` (VALUE decimal or 0x hex, optionally negative).
 pub fn parse_param(s: &str) -> Result<(String, i64), String> {
     let (name, value) = s
@@ -68,10 +82,10 @@ pub fn parse_param(s: &str) -> Result<(String, i64), String> {
 #[derive(clap::Args, Debug, Clone)]
 pub struct LaunchArgs {
     /// Grid size in blocks: X[,Y[,Z]].
-    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = parse_dim3, default_value = "1")]
+    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = parse_grid, default_value = "1")]
     pub grid: [u32; 3],
-    /// Block size in threads: X[,Y[,Z]].
-    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = parse_dim3, default_value = "32")]
+    /// Block size in threads: X[,Y[,Z]], at most 1024 threads.
+    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = parse_block, default_value = "32")]
     pub block: [u32; 3],
     /// A scalar kernel parameter: NAME=VALUE, NAME as in the PTX or the parameter's index.
     /// Pointers need no value.

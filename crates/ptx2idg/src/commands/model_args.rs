@@ -42,8 +42,8 @@ pub struct ModelArgs {
     /// Same as `--issue scheduled` (the default).
     #[arg(long, conflicts_with = "issue")]
     pub scheduled: bool,
-    /// Lookahead in instructions of scheduled and dataflow issue (default: 4).
-    #[arg(long, value_name = "N")]
+    /// Lookahead in instructions of scheduled and dataflow issue (default: 4; at most 1024).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub window: Option<u32>,
     /// One scheduler for the whole core instead of the profile's scheduler partitions.
     #[arg(long)]

@@ -64,6 +64,18 @@ fn run_inner(args: &ModelsArgs) -> Result<(), ExitCode> {
         .collect();
     diag::refuse_overwrites(&[("--plot", args.plot.as_deref())], &inputs, &[])?;
     let profile = args.gpu.load()?;
+    let most = profile.limits.max_warps_per_sm;
+    if *args.occupancy.end() > most {
+        diag::usage(&format!(
+            "error: --occupancy {}..={} reaches past the {most} warps an SM of {} holds; give at \
+             most {}..={most}",
+            args.occupancy.start(),
+            args.occupancy.end(),
+            profile.name,
+            (*args.occupancy.start()).min(most),
+        ));
+        return Err(ExitCode::from(2));
+    }
     let config = args.model.config(&profile);
     let front::Mapped {
         file,
