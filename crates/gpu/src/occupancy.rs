@@ -29,6 +29,19 @@ pub enum Resource {
     BlockSize,
 }
 
+impl std::fmt::Display for Resource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Resource::Blocks => "the blocks an SM holds",
+            Resource::Warps => "the warps an SM holds",
+            Resource::Threads => "the threads an SM holds",
+            Resource::Registers => "registers",
+            Resource::SharedMemory => "shared memory",
+            Resource::BlockSize => "the block size",
+        })
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct OccupancyLimit {
     pub blocks_per_sm: u32,

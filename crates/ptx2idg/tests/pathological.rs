@@ -473,20 +473,25 @@ fn hostile_launch_dimensions_and_residency_are_refused() {
         ]),
         "every walked group is in the grid",
     );
-    refused(
-        &ptx2idg([
-            "simulate".as_ref(),
-            p.as_os_str(),
-            "--gpu".as_ref(),
-            "h100".as_ref(),
-            "--grid".as_ref(),
-            "1000000000".as_ref(),
-            "--block".as_ref(),
-            "64".as_ref(),
-            "--blocks-per-sm".as_ref(),
-            "100000000".as_ref(),
-        ]),
-        "resident warps exceed the 4096 a simulated core holds",
+    // Residency past what the kernel can hold is refused before the core is sized (it was
+    // refused by the simulator's 4096-warp core limit before the launch limit was checked).
+    let out = ptx2idg([
+        "simulate".as_ref(),
+        p.as_os_str(),
+        "--gpu".as_ref(),
+        "h100".as_ref(),
+        "--grid".as_ref(),
+        "1000000000".as_ref(),
+        "--block".as_ref(),
+        "64".as_ref(),
+        "--blocks-per-sm".as_ref(),
+        "100000000".as_ref(),
+    ]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--blocks-per-sm 100000000 is above this kernel's maximum of 32"),
+        "{err}"
     );
 }
 
@@ -527,7 +532,7 @@ fn a_suite_manifest_with_overflowing_dimensions_is_refused() {
 #[test]
 fn sizes_past_the_device_are_refused_before_any_work() {
     let fan2 = ["ptx_samples/rodinia/gaussian.ptx", "--kernel", "fan2"];
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 6] = [
         (&["--block", "1024,1024,64"], "at most 1024"),
         (&["--block", "1,1,65"], "block's Z dimension is 1 to 64"),
         (&["--grid", "1,70000"], "grid's Y dimension is 1 to 65535"),
@@ -536,10 +541,14 @@ fn sizes_past_the_device_are_refused_before_any_work() {
             &["--occupancy", "1..=1000000", "--gpu", "h100"],
             "past the 64 warps",
         ),
+        (
+            &["--blocks-per-sm", "33", "--gpu", "h100"],
+            "--blocks-per-sm 33 is above this kernel's maximum of 32 blocks per SM",
+        ),
     ];
     for (i, (extra, cause)) in cases.into_iter().enumerate() {
         let command: &[&str] = match i {
-            3 => &["simulate"],
+            3 | 5 => &["simulate"],
             4 => &["models"],
             _ => &[],
         };

@@ -176,7 +176,7 @@ impl SweepCut {
     pub fn message(&self) -> String {
         format!(
             "the sweep stops at {} ({} blocks per SM of {} threads with {} registers per \
-             thread and {} shared bytes per block, limited by {:?})",
+             thread and {} shared bytes per block, limited by {})",
             self.at,
             self.limit.blocks_per_sm,
             self.threads_per_block,

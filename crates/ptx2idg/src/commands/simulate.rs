@@ -188,6 +188,23 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
             blocks_per_sm: args.blocks_per_sm.as_ref().map(|r| *r.start()),
             ..launch
         };
+        if let Some(b) = launch.blocks_per_sm {
+            let limit = launch.occupancy(&idgs, &profile);
+            if b > limit.blocks_per_sm {
+                diag::usage(&format!(
+                    "error: --blocks-per-sm {b} is above this kernel's maximum of {} blocks per \
+                     SM ({} threads per block, {} registers per thread, {} shared bytes per \
+                     block on {}; limited by {}); --regs and --shared change the limit",
+                    limit.blocks_per_sm,
+                    idgs.block.iter().product::<u32>(),
+                    launch.regs_per_thread,
+                    launch.shared_bytes_per_block,
+                    profile.name,
+                    limit.limiting_resource,
+                ));
+                return Err(ExitCode::from(2));
+            }
+        }
         let exec =
             sim::exec_for_occupancy(&idgs, &profile, &launch).map_err(|e| diag::fail(&file, e))?;
         let (mut result, records) = match &load {
