@@ -103,6 +103,18 @@ pub enum IrError {
         param: String,
         known: Vec<String>,
     },
+    #[error(
+        "parameter `{param}` of kernel `{kernel}` is {bits} bits wide: {value} does not fit \
+         (give {min} to {max}; negative values and bit patterns up to {max} are both accepted)"
+    )]
+    ParamRange {
+        kernel: String,
+        param: String,
+        value: i64,
+        bits: u8,
+        min: i128,
+        max: i128,
+    },
     #[error("launch with an empty grid {grid:?} or block {block:?}")]
     EmptyLaunch { grid: [u32; 3], block: [u32; 3] },
     #[error("{file}: row {row}: kernel `{kernel}` has no loop `{loop_ref}`; loops: {}", known.join(", "))]

@@ -110,6 +110,19 @@ impl Launch {
                     known: kernel.params.iter().map(|p| p.name.clone()).collect(),
                 })?;
             let bits = (kernel.params[i].bytes * 8).clamp(8, 64) as u8;
+            // The value as a signed number or as an unsigned bit pattern of the parameter's
+            // width; anything wider would wrap without a word (4294967306 as a .u32 is 10).
+            let (min, max) = (-(1i128 << (bits - 1)), (1i128 << bits) - 1);
+            if !(min..=max).contains(&i128::from(*v)) {
+                return Err(IrError::ParamRange {
+                    kernel: kernel.name.clone(),
+                    param: kernel.params[i].name.clone(),
+                    value: *v,
+                    bits,
+                    min,
+                    max,
+                });
+            }
             let ty = IntTy {
                 bits,
                 signed: false,

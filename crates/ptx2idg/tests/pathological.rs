@@ -559,3 +559,33 @@ fn sizes_past_the_device_are_refused_before_any_work() {
         assert!(err.contains(cause), "{args:?}: {err}");
     }
 }
+
+/// An integer parameter wider than its PTX type is refused instead of wrapping (4294967306 as
+/// a 32-bit parameter ran as 10); a negative value and the full unsigned bit pattern fit.
+#[test]
+fn a_parameter_wider_than_its_type_is_refused() {
+    let fan2 = |value: &str| {
+        ptx2idg([
+            "ptx_samples/rodinia/gaussian.ptx",
+            "--kernel",
+            "fan2",
+            "--grid",
+            "512,512",
+            "--block",
+            "8,8",
+            "--param",
+            &format!("3={value}"),
+            "--format",
+            "stats",
+        ])
+    };
+    refused(
+        &fan2("4294967306"),
+        "is 32 bits wide: 4294967306 does not fit",
+    );
+    refused(&fan2("-2147483649"), "does not fit");
+    for ok in ["4294967295", "-2147483648", "0xffffffff", "4096"] {
+        let out = fan2(ok);
+        assert!(out.status.success(), "{ok}: {}", text(&out.stderr));
+    }
+}
