@@ -10,6 +10,7 @@ configuration (mapper g, GTO, scheduler partitions, scheduled issue with lookahe
 
 import io
 import json
+import numbers
 import os
 import warnings
 from collections import namedtuple
@@ -60,12 +61,25 @@ def _trips(trips):
     return out
 
 
-def _dim3(d):
-    if isinstance(d, int):
+def _int(v, what):
+    """An integer, never a float or bool silently truncated."""
+    if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+        raise ValueError(f"{what}={v!r}: expected an integer")
+    return int(v)
+
+
+def _dim3(d, what):
+    """X, (X, Y[, Z]) or "X[,Y[,Z]]" as the CLI takes it; missing dimensions are 1."""
+    if isinstance(d, str):
+        try:
+            d = tuple(int(x) for x in d.split(","))
+        except ValueError:
+            raise ValueError(f"{what}={d!r}: expected X[,Y[,Z]]") from None
+    elif isinstance(d, numbers.Integral) and not isinstance(d, bool):
         d = (d,)
-    d = tuple(int(x) for x in d)
+    d = tuple(_int(x, what) for x in d)
     if not 1 <= len(d) <= 3:
-        raise ValueError(f"{d}: expected 1 to 3 dimensions")
+        raise ValueError(f"{what}={d}: expected 1 to 3 dimensions")
     return list(d + (1,) * (3 - len(d)))
 
 
@@ -87,9 +101,9 @@ def _front(ptx, kernel, grid, block, params, trips, invocation, unknown_branch, 
         file,
         src,
         kernel,
-        _dim3(grid),
-        _dim3(block),
-        [(str(k), int(v)) for k, v in (params or {}).items()],
+        _dim3(grid, "grid"),
+        _dim3(block, "block"),
+        [(str(k), _int(v, f"params[{k!r}]")) for k, v in (params or {}).items()],
         _trips(trips),
         invocation,
         unknown_branch,
