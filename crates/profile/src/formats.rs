@@ -272,7 +272,30 @@ fn unit_name(u: &Unit) -> &'static str {
     }
 }
 
-fn store(launch: &mut Launch, metric: &str, v: f64, unit: Unit, row: usize) {
+/// Keeps `metric` of `launch` from `row`. The same metric of the same launch again with
+/// another value (two exports concatenated, or a launch ID reused) is an error naming both
+/// rows, where the later one silently won; the same value again is harmless.
+fn store(
+    launch: &mut Launch,
+    metric: &str,
+    v: f64,
+    unit: Unit,
+    row: usize,
+    loc: impl FnOnce() -> Loc,
+) -> Result<(), ProfileError> {
+    if let Some(m) = launch.metrics.get(metric) {
+        if m.value != v {
+            let id = launch.id.as_deref().unwrap_or("(none)");
+            return Err(ProfileError::BadField {
+                loc: Box::new(loc()),
+                message: format!(
+                    "metric `{metric}` of launch ID {id} again, {v} where row {} gave {}: \
+                     one launch's counters must appear once (two exports concatenated?)",
+                    m.row, m.value
+                ),
+            });
+        }
+    }
     launch.metrics.insert(
         metric.to_string(),
         Metric {
@@ -283,6 +306,7 @@ fn store(launch: &mut Launch, metric: &str, v: f64, unit: Unit, row: usize) {
             row,
         },
     );
+    Ok(())
 }
 
 /// `(16, 16, 1)` -> [16, 16, 1].
@@ -338,7 +362,7 @@ fn read_ncu_long(head: Record, rows: &mut Rows<'_>, b: &mut Builder) -> Result<(
         launch.grid = launch.grid.or(g.flatten());
         launch.block = launch.block.or(bl.flatten());
         if let Some((v, u)) = parsed {
-            store(launch, metric, v, u, rec.line);
+            store(launch, metric, v, u, rec.line, || h.loc(rec.line, val))?;
         }
     }
     Ok(())
@@ -411,7 +435,7 @@ fn read_ncu_raw(head: Record, rows: &mut Rows<'_>, b: &mut Builder) -> Result<()
             }
             let u = UnitSource::Column(units[c].trim());
             if let Some((v, u)) = value(metric, field(rec, c), &u, &h.loc(rec.line, c))? {
-                parsed.push((metric.as_str(), v, u));
+                parsed.push((c, metric.as_str(), v, u));
             }
         }
         let g = grid
@@ -425,8 +449,8 @@ fn read_ncu_raw(head: Record, rows: &mut Rows<'_>, b: &mut Builder) -> Result<()
         };
         launch.grid = g.flatten();
         launch.block = bl.flatten();
-        for (m, v, u) in parsed {
-            store(launch, m, v, u, rec.line);
+        for (c, m, v, u) in parsed {
+            store(launch, m, v, u, rec.line, || h.loc(rec.line, c))?;
         }
     }
     Ok(())
@@ -584,7 +608,7 @@ fn read_nvprof_trace(
                 None => UnitSource::Suffix,
             };
             if let Some((v, u)) = value(metric, field(rec, c), &u, &h.loc(rec.line, c))? {
-                parsed.push((metric.as_str(), v, u));
+                parsed.push((c, metric.as_str(), v, u));
             }
         }
         let grid = dim(rec, ["Grid X", "Grid Y", "Grid Z"])?;
@@ -599,8 +623,8 @@ fn read_nvprof_trace(
         };
         launch.grid = grid;
         launch.block = block;
-        for (m, v, u) in parsed {
-            store(launch, m, v, u, rec.line);
+        for (c, m, v, u) in parsed {
+            store(launch, m, v, u, rec.line, || h.loc(rec.line, c))?;
         }
     }
     Ok(())

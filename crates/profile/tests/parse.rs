@@ -525,3 +525,21 @@ fn a_stream_without_line_breaks_is_refused() {
     let e = parse(&text, "zeros").unwrap_err();
     assert!(e.to_string().contains("a line longer than"), "{e}");
 }
+
+/// Two exports concatenated: the same metric of the same launch with another value is an
+/// error naming both rows (the later value won silently); the same value again is harmless.
+#[test]
+fn a_launch_metric_given_twice_with_two_values_is_an_error() {
+    let text = std::fs::read_to_string(fixture("ncu_long_hotspot.csv")).unwrap();
+    let mut lines = text.lines();
+    let head = lines.next().unwrap();
+    let first = lines.next().unwrap();
+    let again = first.replace("\"134,310,400\"", "\"999\"");
+    let e = err(&format!("{head}\n{first}\n{again}\n"));
+    assert!(
+        e.contains("metric `dram__bytes_read.sum` of launch ID 0 again, 999 where row 2 gave"),
+        "{e}"
+    );
+    assert!(e.starts_with("in.csv: row 3"), "{e}");
+    assert!(parse(&format!("{head}\n{first}\n{first}\n"), "in.csv").is_ok());
+}

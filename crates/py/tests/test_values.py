@@ -38,3 +38,8 @@ def test_dimensions_past_the_device_are_refused():
 def test_a_parameter_wider_than_its_type_is_refused():
     with pytest.raises(ptx2idg.Ptx2idgError, match="does not fit"):
         stats(grid=(512, 512), block=(8, 8), params={"3": 4294967306})
+
+
+def test_the_package_has_a_version():
+    major, minor = ptx2idg.__version__.split(".")[:2]
+    assert major.isdigit() and minor.isdigit(), ptx2idg.__version__

@@ -18,6 +18,13 @@ from collections import namedtuple
 from . import _ptx2idg
 from ._ptx2idg import Ptx2idgError, PtxError
 
+try:
+    from importlib.metadata import PackageNotFoundError, version as _version
+
+    __version__ = _version("ptx2idg")
+except PackageNotFoundError:  # run from a source tree without an installed package
+    __version__ = "0+unknown"
+
 __all__ = [
     "Ptx2idgError",
     "PtxError",
