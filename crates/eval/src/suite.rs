@@ -97,6 +97,9 @@ pub struct KernelCase {
     pub points: Vec<MeasuredPoint>,
 }
 
+/// Parameter types whose values the walk reads (integers); the suite checks their values are.
+const INTEGER_PARAMS: [&str; 4] = ["s32", "u32", "s64", "u64"];
+
 impl KernelCase {
     /// Integer kernel parameters as `(index, value)` for `ir::Launch`. Pointers and floats stay
     /// symbolic: the walk only needs integers to decide trip counts and branches.
@@ -104,7 +107,7 @@ impl KernelCase {
         self.spec
             .params
             .iter()
-            .filter(|p| p.ty == "s32" || p.ty == "u32" || p.ty == "s64" || p.ty == "u64")
+            .filter(|p| INTEGER_PARAMS.contains(&p.ty.as_str()))
             .filter_map(|p| match p.value {
                 Some(toml::Value::Integer(v)) => Some((p.index.to_string(), v)),
                 _ => None,
@@ -160,16 +163,16 @@ pub fn load(dir: &Path, only: &[String]) -> Result<Suite, EvalError> {
             });
         }
     }
-    let timings = read_timings(&dir.join(&manifest.timings), &manifest.timings)?;
-    let clock_mhz = read_clock_mhz(&dir.join(&manifest.env), &manifest.env)?;
+    let timings = read_timings(&within(dir, &manifest.timings)?, &manifest.timings)?;
+    let clock_mhz = read_clock_mhz(&within(dir, &manifest.env)?, &manifest.env)?;
     let mut kernels = Vec::new();
     for spec in &manifest.kernels {
         if !only.is_empty() && !only.contains(&spec.id) {
             continue;
         }
         validate_spec(spec, &manifest_file)?;
-        let ptx = read(&dir.join(&spec.ptx), &spec.ptx)?;
-        let ncu_text = read(&dir.join(&spec.ncu), &spec.ncu)?;
+        let ptx = read(&within(dir, &spec.ptx)?, &spec.ptx)?;
+        let ncu_text = read(&within(dir, &spec.ncu)?, &spec.ncu)?;
         let ncu =
             profile::parse(&ncu_text, &spec.ncu).map_err(|e| bad(&spec.ncu, e.to_string()))?;
         let launches = &ncu
@@ -259,6 +262,32 @@ fn validate_spec(spec: &KernelSpec, file: &str) -> Result<(), EvalError> {
         ));
     }
     ir::Launch::check_dims(spec.grid, spec.block).map_err(|m| key("grid` / `block", m))?;
+    let mut indices = std::collections::HashSet::new();
+    for p in &spec.params {
+        if !indices.insert(p.index) {
+            return Err(key(
+                "param.index",
+                format!("{} twice (parameter `{}`)", p.index, p.name),
+            ));
+        }
+        let integer = INTEGER_PARAMS.contains(&p.ty.as_str());
+        match &p.value {
+            None | Some(toml::Value::Integer(_)) => {}
+            Some(toml::Value::Float(_)) if !integer => {}
+            Some(v) => {
+                return Err(key(
+                    "param.value",
+                    format!(
+                        "{v} for parameter {} (`{}`, {}): expected {}",
+                        p.index,
+                        p.name,
+                        p.ty,
+                        if integer { "an integer" } else { "a number" }
+                    ),
+                ))
+            }
+        }
+    }
     if spec.points.is_empty() {
         return Err(key("point", "no measured points".into()));
     }
@@ -333,6 +362,26 @@ fn parse_clock_mhz(text: &str) -> Option<f64> {
         }
     }
     None
+}
+
+/// `dir/file` for a file the manifest names: relative, and without `..`, so that a suite reads
+/// only what its folder holds (links it holds are followed as they are).
+fn within(dir: &Path, file: &str) -> Result<std::path::PathBuf, EvalError> {
+    use std::path::Component;
+    let path = Path::new(file);
+    if path
+        .components()
+        .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir))
+    {
+        return Err(bad(
+            "suite.toml",
+            format!(
+                "`{file}`: files are named relative to the suite folder, without `..` or a \
+                 leading `/`"
+            ),
+        ));
+    }
+    Ok(dir.join(path))
 }
 
 fn read(path: &Path, file: &str) -> Result<String, EvalError> {
