@@ -108,7 +108,7 @@ fn scheduled_issue_does_not_hoist_loads_over_a_loop_latch() {
     // load comes after the back edge, which ends the compiled block. Scheduled issue keeps one
     // load in flight as in-order issue does; dataflow issue overlaps iterations.
     let scheduled = grid_stride_cycles(&[]);
-    let in_order = grid_stride_cycles(&["--in-order"]);
+    let in_order = grid_stride_cycles(&["--issue", "in-order"]);
     let dataflow = grid_stride_cycles(&["--issue", "dataflow"]);
     assert!(
         scheduled >= 0.95 * in_order,

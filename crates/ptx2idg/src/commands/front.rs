@@ -108,7 +108,7 @@ pub struct GpuFront<'a> {
     /// PTX instructions before trip counts are fitted to it (`None`, for commands without a
     /// GPU: taken as PTX instructions).
     pub sass: Option<&'a gpu::SassExpansion>,
-    /// Branches on unknown data shared among warps as the counters support (`--fit-branches`;
+    /// Branches on unknown data shared among warps as the counters support (on unless `--no-fit-branches`;
     /// needs `sass`).
     pub fit_branches: bool,
     /// Profile-fitted loops split between the warps of a group by the busy share.

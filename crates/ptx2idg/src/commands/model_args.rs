@@ -28,7 +28,7 @@ pub enum IssueArg {
 #[derive(clap::Args, Debug, Default, Clone)]
 pub struct ModelArgs {
     /// Mapper f only: no profiler counters for memory λ/Λ even when a profile is given.
-    #[arg(long, alias = "no-metrics")]
+    #[arg(long)]
     pub no_mapper_g: bool,
     /// Warp scheduler (default: the GPU profile's).
     #[arg(long, value_enum)]
@@ -36,21 +36,12 @@ pub struct ModelArgs {
     /// Issue order within a warp (default: scheduled).
     #[arg(long, value_enum)]
     pub issue: Option<IssueArg>,
-    /// Same as `--issue in-order`.
-    #[arg(long, conflicts_with_all = ["issue", "scheduled"])]
-    pub in_order: bool,
-    /// Same as `--issue scheduled` (the default).
-    #[arg(long, conflicts_with = "issue")]
-    pub scheduled: bool,
     /// Lookahead in instructions of scheduled and dataflow issue (default: 4; at most 1024).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub window: Option<u32>,
     /// One scheduler for the whole core instead of the profile's scheduler partitions.
     #[arg(long)]
     pub no_sub_partitions: bool,
-    /// Use the scheduler partitions (the default; kept for older command lines).
-    #[arg(long, conflicts_with = "no_sub_partitions")]
-    pub sub_partitions: bool,
     /// Ignore barriers.
     #[arg(long)]
     pub no_barriers: bool,
@@ -86,10 +77,6 @@ pub struct ModelArgs {
     /// fit the profile given with --trips (docs/simulator.md).
     #[arg(long)]
     pub no_fit_branches: bool,
-    /// Fit branches on unknown data to the counters (the default; kept for older command
-    /// lines).
-    #[arg(long, conflicts_with = "no_fit_branches")]
-    pub fit_branches: bool,
     /// Every warp runs the profile-fitted trip counts (by default one warp of each group runs
     /// them 1/ρ times, the others the rest, ρ the profiled launch's busy share of the warp
     /// slots; docs/simulator.md, "Uneven warps").
@@ -111,13 +98,7 @@ impl ModelArgs {
     /// The validated configuration for `profile` with the flags' changes.
     pub fn config(&self, profile: &GpuProfile) -> ModelConfig {
         let base = ModelConfig::validated(profile);
-        let issue = if self.in_order {
-            Some(IssueArg::InOrder)
-        } else if self.scheduled {
-            Some(IssueArg::Scheduled)
-        } else {
-            self.issue
-        };
+        let issue = self.issue;
         ModelConfig {
             mapper_g: !self.no_mapper_g,
             scheduler: match self.scheduler {
