@@ -589,3 +589,27 @@ fn a_parameter_wider_than_its_type_is_refused() {
         assert!(out.status.success(), "{ok}: {}", text(&out.stderr));
     }
 }
+
+/// Walking more than 4096 groups is refused at once, by count or by `all` (65 536 took about
+/// 30 s); a smaller count is walked.
+#[test]
+fn walking_too_many_groups_is_refused_at_once() {
+    let walk = |groups: &str| {
+        ptx2idg([
+            "ptx_samples/rodinia/gaussian.ptx",
+            "--kernel",
+            "fan2",
+            "--grid",
+            "512,512",
+            "--block",
+            "8,8",
+            "--groups",
+            groups,
+            "--format",
+            "stats",
+        ])
+    };
+    refused(&walk("65536"), "walking 65536 work groups is refused");
+    refused(&walk("all"), "walking 262144 work groups is refused");
+    assert!(walk("64").status.success());
+}
