@@ -156,6 +156,16 @@ pub fn evaluate_variants<B: predict::Backend>(
     suites: &[&Suite],
     predictor: &predict::VariantsPredictor<B>,
 ) -> Result<Vec<Vec<Evaluation>>, EvalError> {
+    evaluate_variants_with_progress(suites, predictor, &|| ())
+}
+
+/// As [`evaluate_variants`], calling `done` as each kernel finishes (from any thread), for a
+/// progress bar.
+pub fn evaluate_variants_with_progress<B: predict::Backend>(
+    suites: &[&Suite],
+    predictor: &predict::VariantsPredictor<B>,
+    done: &(dyn Fn() + Sync),
+) -> Result<Vec<Vec<Evaluation>>, EvalError> {
     let jobs: Vec<(usize, &KernelCase)> = suites
         .iter()
         .enumerate()
@@ -167,6 +177,7 @@ pub fn evaluate_variants<B: predict::Backend>(
             let suite = suites[si];
             let preds =
                 predictor.predict(case, &case.points, CoreShape::of(case, suite.sm_count))?;
+            done();
             Ok((
                 si,
                 preds

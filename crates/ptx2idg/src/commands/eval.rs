@@ -7,6 +7,7 @@
 //! assumed. `--write-docs` also runs the ablation and writes the results page.
 
 use crate::diag::{out, outln};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -175,7 +176,23 @@ pub fn run(args: &EvalArgs) -> ExitCode {
         exact: !args.extrapolate,
     };
     let suite_refs: Vec<&::eval::Suite> = suites.iter().map(|(_, s)| s).collect();
-    let evaluated = match ::eval::evaluate_variants(&suite_refs, &predictor) {
+    // A bar on a terminal only: piped output and CI logs stay clean.
+    let kernels: usize = suite_refs.iter().map(|s| s.kernels.len()).sum();
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let b = indicatif::ProgressBar::new(kernels as u64);
+        b.set_message("kernels evaluated");
+        b
+    });
+    let tick = || {
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
+    };
+    let evaluated = ::eval::evaluate_variants_with_progress(&suite_refs, &predictor, &tick);
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let evaluated = match evaluated {
         Ok(e) => e,
         Err(e) => return fail(e),
     };
