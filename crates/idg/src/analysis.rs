@@ -234,7 +234,45 @@ fn moves_in(idg: &Idg, items: &[Item]) -> u64 {
         .sum()
 }
 
+/// Most instructions the critical-path analysis ([`Idg::stats`]) walks: a loop whose body
+/// holds another loop is walked iteration by iteration (only flat bodies are extrapolated), so
+/// nested loops of many iterations would take hours.
+pub const ANALYSIS_BUDGET: u64 = 1 << 26;
+
+/// Instructions [`Idg::stats`] walks for `items` at most, counting a flat repeat's body a
+/// few times (it is extrapolated once steady) and a repeat with nested repeats in full.
+fn analysis_work(idg: &Idg, items: &[Item]) -> u64 {
+    items
+        .iter()
+        .map(|item| match item {
+            Item::Node(_) => 1,
+            Item::Repeat(r) => {
+                let flat = r.body.iter().all(|i| matches!(i, Item::Node(_)));
+                let body = analysis_work(idg, &r.body);
+                if flat && moves_in(idg, &r.body) == 0 {
+                    body.saturating_mul(r.count.min(8))
+                } else {
+                    body.saturating_mul(r.count)
+                }
+            }
+        })
+        .fold(0u64, u64::saturating_add)
+}
+
 impl Idg {
+    /// Whether [`Idg::stats`] stays within [`ANALYSIS_BUDGET`]; `class` names it in the error.
+    pub fn check_analysis(&self, class: usize) -> Result<(), crate::IdgError> {
+        let work = analysis_work(self, &self.body);
+        if work > ANALYSIS_BUDGET {
+            return Err(crate::IdgError::AnalysisTooLarge {
+                class,
+                work,
+                limit: ANALYSIS_BUDGET,
+            });
+        }
+        Ok(())
+    }
+
     /// Instruction, edge and critical-path counts of one warp, without materializing.
     pub fn stats(&self) -> Stats {
         let mut pass = Pass::new(self);

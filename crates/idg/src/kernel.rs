@@ -40,6 +40,15 @@ pub struct KernelIdgs {
 }
 
 impl KernelIdgs {
+    /// Whether every class's critical-path analysis stays within its budget
+    /// (`Idg::check_analysis`): what `render::summary` and `render::stats_json` need.
+    pub fn check_analysis(&self) -> Result<(), crate::IdgError> {
+        self.classes
+            .iter()
+            .enumerate()
+            .try_for_each(|(i, c)| c.idg.check_analysis(i))
+    }
+
     pub fn total_groups(&self) -> u64 {
         self.grid.iter().map(|&d| u64::from(d)).product()
     }

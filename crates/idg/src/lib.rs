@@ -55,6 +55,12 @@ pub enum IdgError {
     EmptyRepeatWithNodes(u32),
     #[error("the graph has {nodes} dynamic instructions, more than the limit of {limit}")]
     TooLarge { nodes: u64, limit: u64 },
+    #[error(
+        "warp class {class}: its critical path needs a walk of about {work} instructions (loops \
+         with loops inside run many iterations), more than the analysis budget of {limit}; \
+         lower the trip counts (--trips), or use --format json, which needs no walk"
+    )]
+    AnalysisTooLarge { class: usize, work: u64, limit: u64 },
     #[error("IDG schema version {found}, this build reads version {expected}")]
     Schema { found: u32, expected: u32 },
     #[error("launch grid {grid:?}, block {block:?} ({warps_per_group} warps per group): a block holds 1..=65536 threads and a grid 1..=2^63 groups, every walked group is in the grid and every warp id fits 64 bits")]

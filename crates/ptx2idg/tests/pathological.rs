@@ -613,3 +613,35 @@ fn walking_too_many_groups_is_refused_at_once() {
     refused(&walk("all"), "walking 262144 work groups is refused");
     assert!(walk("64").status.success());
 }
+
+/// Two nested loops of 2^31 − 1 iterations: every command refuses them at once (the summary
+/// and the stats walked the outer loop iteration by iteration for hours; simulate already
+/// refused a run it cannot represent).
+#[test]
+fn nested_loops_of_two_billion_iterations_are_refused_by_every_command() {
+    let p = write(
+        "nested_int_max.ptx",
+        &format!(
+            "{HEAD}.visible .entry k()\n{{\n .reg .pred %p<3>;\n .reg .s32 %r<5>;\n \
+             mov.s32 %r1, 0;\nL1:\n mov.s32 %r2, 0;\nL2:\n add.s32 %r3, %r3, 1;\n \
+             add.s32 %r2, %r2, 1;\n setp.lt.s32 %p2, %r2, 2147483647;\n @%p2 bra L2;\n \
+             add.s32 %r1, %r1, 1;\n setp.lt.s32 %p1, %r1, 2147483647;\n @%p1 bra L1;\n \
+             ret;\n}}\n"
+        ),
+    );
+    for format in ["stats", "summary"] {
+        refused(
+            &ptx2idg([p.as_os_str(), "--format".as_ref(), format.as_ref()]),
+            "more than the analysis budget",
+        );
+    }
+    refused(
+        &ptx2idg([
+            "simulate".as_ref(),
+            p.as_os_str(),
+            "--gpu".as_ref(),
+            "h100".as_ref(),
+        ]),
+        "cannot be represented",
+    );
+}

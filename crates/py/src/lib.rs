@@ -295,6 +295,9 @@ fn build_idg(
     )?;
     interruptible(py, move || {
         let b = f.build(None)?;
+        b.idgs
+            .check_analysis()
+            .map_err(|e| Failure::Input(e.to_string()))?;
         Ok((
             b.idgs.to_json(),
             ::idg::render::stats_json(&b.idgs),

@@ -143,6 +143,11 @@ pub fn run(args: &MainArgs) -> ExitCode {
         Err(code) => return code,
     };
     let idgs = &fe.built.idgs;
+    if matches!(args.format, Format::Summary | Format::Stats) {
+        if let Err(e) = idgs.check_analysis() {
+            return diag::fail(&source.file, e);
+        }
+    }
     let text = match args.format {
         Format::Summary => idg::render::summary(idgs),
         Format::Json => idgs.to_json() + "\n",
