@@ -30,8 +30,8 @@ use super::steady::{representable, Progress, Skip, BOUND};
 use super::Engine;
 use crate::result::Counters;
 
-/// Largest relative difference between the two windows' times (and instructions) for the
-/// schedule to count as steady.
+/// Largest relative difference between consecutive windows' times and instructions (loop
+/// windows) or fitted rates (wave windows) for the schedule to count as steady.
 pub(super) const TOLERANCE: f64 = 0.005;
 
 /// Wave windows compared: a schedule still drifting towards its steady rate shows in three
@@ -45,7 +45,8 @@ const WARMUP_WAVES: u64 = 4;
 /// Fewest group starts a wave window holds.
 const MIN_WAVE_GROUPS: u64 = 32;
 
-/// Marks kept: two windows of up to half as many each.
+/// Marks kept: enough for three loop windows of up to 128 marks, or wave windows over the
+/// group starts of many waves.
 const MARKS: usize = 512;
 
 #[derive(Debug)]
