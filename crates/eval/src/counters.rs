@@ -47,7 +47,7 @@ pub fn suite_counters(
 
 /// The header of [`csv`].
 pub const CSV_HEADER: &str =
-    "suite,kernel,counter,ptx,factor,predicted,measured,residual,relative_pct,disagrees";
+    "suite,kernel,counter,ptx,factor,predicted,measured,difference,relative_pct,disagrees";
 
 /// One row per kernel and counter (per warp); empty fields where a side is missing, and a
 /// `counter` of `error` with the message in `measured`'s place when the kernel has none.
@@ -73,7 +73,7 @@ pub fn csv(suite: &str, kernels: &[KernelCounters]) -> String {
                         r.factor,
                         num(r.predicted),
                         num(r.measured),
-                        num(r.residual()),
+                        num(r.difference()),
                         rel.unwrap_or_default(),
                         r.disagrees()
                     ));

@@ -294,7 +294,7 @@ fn section(sec: &SuiteSection<'_>, svg_dir: Option<&str>, titled: bool) -> Strin
         let _ = writeln!(s, "{h} What the IDG construction assumed\n");
         for k in noted {
             for n in &k.notes {
-                let _ = writeln!(s, "- `{}`: {n}", k.id);
+                let _ = writeln!(s, "- `{}`, {}: {n}", k.id, n.topic.describe());
             }
         }
         s.push('\n');

@@ -27,7 +27,7 @@ pub mod svg;
 use rayon::prelude::*;
 
 pub use metrics::{accuracy, Accuracy};
-pub use model::{CoreShape, Curve, KernelPrediction, Model, Predictor};
+pub use model::{CoreShape, Curve, KernelPrediction, Model, Note, Predictor, Topic};
 pub use suite::{load, metric, KernelCase, MeasuredPoint, Suite};
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -66,7 +66,7 @@ pub struct KernelResult {
     pub real_wpc: Vec<f64>,
     /// In [`Model::ALL`] order, only the models the predictor produced.
     pub models: Vec<ModelResult>,
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
 }
 
 impl KernelResult {

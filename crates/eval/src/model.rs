@@ -132,5 +132,52 @@ pub trait Predictor: Sync {
 #[derive(Debug, Clone, Default)]
 pub struct KernelPrediction {
     pub curves: Vec<(Model, Curve)>,
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
+}
+
+/// What a [`Note`] is about: `eval` prints one line per topic and every note with `--verbose`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Topic {
+    /// A loop's trip count: how it was found, fitted or bounded.
+    TripCounts,
+    /// Branches on data the launch does not decide, and what the IDGs assume of them.
+    Branches,
+    /// Loops split between the warps of a group by the counters' busy share.
+    UnevenWarps,
+    /// Mappers f and g: unclassified instructions, metrics the profile lacks.
+    Mapping,
+}
+
+impl Topic {
+    /// The topic in words, as a heading of its notes.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Topic::TripCounts => "loop trip counts",
+            Topic::Branches => "data-dependent branches",
+            Topic::UnevenWarps => "uneven warps",
+            Topic::Mapping => "instruction mapping",
+        }
+    }
+}
+
+/// Something a prediction assumed that is worth reporting.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    pub topic: Topic,
+    pub text: String,
+}
+
+impl Note {
+    pub fn new(topic: Topic, text: impl Into<String>) -> Note {
+        Note {
+            topic,
+            text: text.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for Note {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
 }

@@ -16,7 +16,7 @@ use idg::KernelIdgs;
 use rayon::prelude::*;
 use sim::{ClassCosts, ExecConfig, Hardware, IssueOrder, Scheduler, SimOptions};
 
-use crate::model::{CoreShape, Curve, KernelPrediction, Model, Predictor};
+use crate::model::{CoreShape, Curve, KernelPrediction, Model, Note, Predictor, Topic};
 use crate::suite::{KernelCase, MeasuredPoint};
 use crate::EvalError;
 
@@ -213,7 +213,7 @@ pub struct Timed {
     /// The same in the simulator's units.
     pub costs: Vec<ClassCosts>,
     pub hardware: Hardware,
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
 }
 
 /// The GPU side of a prediction: mappers f and g, and the analytical models.
@@ -308,7 +308,10 @@ impl GpuBackend {
             costs: sim::costs_from_timing(&timings),
             timings,
             hardware: sim::hardware_from_profile(&self.profile),
-            notes: warnings.iter().map(|w| w.to_string()).collect(),
+            notes: warnings
+                .iter()
+                .map(|w| Note::new(Topic::Mapping, w.to_string()))
+                .collect(),
         }
     }
 }
@@ -392,7 +395,7 @@ impl Backend for GpuBackend {
 /// The kernel's IDGs and what building them assumed.
 pub struct Graphs {
     pub idgs: KernelIdgs,
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
     /// The walk's divergent branch executions per warp of each class.
     pub divergent: Vec<u64>,
 }
@@ -442,7 +445,11 @@ pub fn build_graphs(
         },
     )
     .map_err(|e| kerr("trip counts", e.to_string()))?;
-    let mut notes: Vec<String> = trips.warnings.iter().map(|w| w.message.clone()).collect();
+    let mut notes: Vec<Note> = trips
+        .warnings
+        .iter()
+        .map(|w| Note::new(Topic::TripCounts, w.message.clone()))
+        .collect();
     let divergent = top
         .ncu
         .quantity(profile::Quantity::DivergentBranches)
@@ -475,7 +482,7 @@ pub fn build_graphs(
     }
     .map_err(|e| kerr("walk", e.to_string()))?;
     if !built.unknown_branches.is_empty() {
-        notes.push(format!(
+        notes.push(Note::new(Topic::Branches, format!(
             "{} data-dependent branch(es) at PTX lines {}; {}",
             built.unknown_branches.len(),
             built
@@ -496,7 +503,7 @@ pub fn build_graphs(
                     }
                 ),
             }
-        ));
+        )));
     }
     if let (Some(rho), false) = (busy_share, built.uneven.is_empty()) {
         let loops: Vec<String> = built
@@ -509,11 +516,11 @@ pub fn build_graphs(
                 )
             })
             .collect();
-        notes.push(format!(
-            "uneven warps: busy share {rho:.2} of the warp slots at {} block(s)/SM: {}",
+        notes.push(Note::new(Topic::UnevenWarps, format!(
+            "busy share {rho:.2} of the warp slots at {} block(s)/SM: {}",
             case.points[0].blocks_per_sm,
             loops.join(", ")
-        ));
+        )));
     }
     let mut idgs = built.idgs;
     config.prepare_idgs(&mut idgs);
@@ -892,7 +899,7 @@ pub fn simulate_wpc(
 struct PointOutcome {
     pipeline: Result<f64, String>,
     analytical: Vec<Result<f64, String>>,
-    notes: Vec<String>,
+    notes: Vec<Note>,
 }
 
 /// The first error of a curve, or all its values.

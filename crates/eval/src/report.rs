@@ -49,23 +49,14 @@ pub fn csv(ev: &Evaluation) -> String {
     out
 }
 
-/// `x` with six significant digits in plain decimal notation: WPC spans 10^-5 to 10^1, where a
-/// fixed six decimals kept two digits of the smallest.
-pub fn significant(x: f64) -> String {
-    if x == 0.0 || !x.is_finite() {
-        return format!("{x}");
-    }
-    let magnitude = x.abs().log10().floor() as i32;
-    let decimals = (5 - magnitude).max(0) as usize;
-    format!("{x:.decimals$}")
-}
 
 /// The header of [`points_csv`]: the model columns follow `measured_wpc`, one per model.
 pub const POINTS_HEADER: &str = "kernel,occupancy_warps,blocks_per_sm,measured_wpc";
 
 /// Every measured point beside every model's predicted WPC (empty where a model has no
 /// prediction): the numbers behind the MAPE cells, for plotting and diagnosis.
-pub fn points_csv(ev: &Evaluation) -> String {
+pub fn points_csv(ev: &Evaluation, digits: u32) -> String {
+    let significant = |x: f64| sim::number::significant(x, digits);
     let models = ev.models();
     let mut out = String::from(POINTS_HEADER);
     for m in &models {

@@ -260,7 +260,7 @@ fn variants_evaluated_together_match_each_alone() {
                 "{}",
                 v.describe()
             );
-            let notes = |e: &eval::Evaluation| -> Vec<Vec<String>> {
+            let notes = |e: &eval::Evaluation| -> Vec<Vec<eval::Note>> {
                 e.kernels.iter().map(|k| k.notes.clone()).collect()
             };
             assert_eq!(notes(ev), notes(&alone));

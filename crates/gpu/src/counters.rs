@@ -71,9 +71,10 @@ pub struct CounterRow {
 pub const DISAGREEMENT: f64 = 0.25;
 
 impl CounterRow {
-    /// `measured - predicted`.
-    pub fn residual(&self) -> Option<f64> {
-        Some(self.measured? - self.predicted?)
+    /// `predicted - measured`: the same sign as [`CounterRow::relative`] (positive where the
+    /// IDGs count more than the profile).
+    pub fn difference(&self) -> Option<f64> {
+        Some(self.predicted? - self.measured?)
     }
 
     /// `(predicted - measured) / measured`; `None` without both, or with a zero measurement
@@ -138,7 +139,7 @@ pub fn compare(
 pub fn explain(rows: &[CounterRow]) -> String {
     let num = |v: Option<f64>| v.map_or_else(|| "-".to_string(), |v| format!("{v:.2}"));
     let mut out = String::from(
-        "counters per warp (IDG, PTX counts x SASS factor, vs the profile):\n  counter              predicted     measured     residual   relative\n",
+        "counters per warp (IDG, PTX counts x SASS factor, vs the profile):\n  counter              predicted     measured   difference   relative\n",
     );
     for r in rows {
         let rel = match r.relative() {
@@ -151,7 +152,7 @@ pub fn explain(rows: &[CounterRow]) -> String {
             r.counter.name(),
             num(r.predicted),
             num(r.measured),
-            num(r.residual()),
+            num(r.difference()),
             rel,
             if r.disagrees() { "  !" } else { "" }
         ));

@@ -234,7 +234,7 @@ pub enum Warning {
     /// Profiler metrics were given but none of the metrics that derive this quantity.
     MetricMissing {
         quantity: String,
-        /// The alternatives, as `profile::Quantity::sources` writes them.
+        /// The Nsight Compute metrics that give it, each quantity by its first metric name.
         looked_for: String,
         assumed: String,
     },
@@ -264,7 +264,8 @@ impl fmt::Display for Warning {
                 assumed,
             } => write!(
                 f,
-                "the profile cannot give {quantity} (needs {looked_for}); assumed {assumed}"
+                "the profile lacks {quantity} (metrics {looked_for}; `ptx2idg metrics` prints \
+                 the command that collects every metric the tool reads); assumed {assumed}"
             ),
         }
     }

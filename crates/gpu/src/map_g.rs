@@ -248,23 +248,18 @@ enum Lack {
 impl Lack {
     fn warning(self) -> Warning {
         use profile::Quantity as Q;
-        let per = |a: Q, b: Q| format!("[{}] / [{}]", a.sources(), b.sources());
-        let shared = |c: Q, i: Q, t: Q| {
-            format!(
-                "{} | [{}] - 1 | {}",
-                per(c, i),
-                t.sources(),
-                per(Q::SharedBankConflicts, Q::SharedInsts)
-            )
-        };
+        // Each quantity by its first Nsight Compute metric: the alternatives (nvprof names,
+        // sums and ratios) made a note of 600 characters; `ptx2idg metrics` lists them all.
+        let name = |q: Q| q.metric_names().first().copied().unwrap_or("?");
+        let per = |a: Q, b: Q| format!("{} / {}", name(a), name(b));
         let (quantity, looked_for, assumed) = match self {
             Lack::DramRatio => (
                 "DRAM bytes / global bytes (R)",
                 format!(
-                    "[{}] with [{}] or [{}]",
-                    Q::DramBytes.sources(),
-                    Q::GlobalLoadBytes.sources(),
-                    Q::GlobalStoreBytes.sources()
+                    "{} with {} or {}",
+                    name(Q::DramBytes),
+                    name(Q::GlobalLoadBytes),
+                    name(Q::GlobalStoreBytes)
                 ),
                 "mapper f's memory level for global accesses",
             ),
@@ -285,20 +280,12 @@ impl Lack {
             ),
             Lack::SharedLoadConflicts => (
                 "bank conflicts per shared load",
-                shared(
-                    Q::SharedLoadBankConflicts,
-                    Q::SharedLoadInsts,
-                    Q::SharedLoadTransactionsPerRequest,
-                ),
+                per(Q::SharedLoadBankConflicts, Q::SharedLoadInsts),
                 "the static conflict degree where the address is known, else none",
             ),
             Lack::SharedStoreConflicts => (
                 "bank conflicts per shared store",
-                shared(
-                    Q::SharedStoreBankConflicts,
-                    Q::SharedStoreInsts,
-                    Q::SharedStoreTransactionsPerRequest,
-                ),
+                per(Q::SharedStoreBankConflicts, Q::SharedStoreInsts),
                 "the static conflict degree where the address is known, else none",
             ),
         };

@@ -105,10 +105,10 @@ fn comparison_applies_factors_and_flags_counters_over_25_percent() {
     let i = row(Counter::Instructions);
     assert_eq!(i.factor, 1.5);
     assert_eq!(i.predicted, Some(1.5 * insts));
-    assert!(i.residual().unwrap().abs() < 1e-9 && !i.disagrees());
+    assert!(i.difference().unwrap().abs() < 1e-9 && !i.disagrees());
     let s = row(Counter::SharedStores);
     assert_eq!((s.predicted, s.measured), (Some(10.0), Some(15.0)));
-    assert_eq!(s.residual(), Some(5.0));
+    assert_eq!(s.difference(), Some(-5.0));
     assert!((s.relative().unwrap() + 1.0 / 3.0).abs() < 1e-12);
     assert!(s.disagrees());
     assert!(!row(Counter::GlobalLoads).disagrees());

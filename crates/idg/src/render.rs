@@ -28,22 +28,48 @@ pub fn ranges(ids: &[u64]) -> String {
     out.join(",")
 }
 
+/// `3 groups (ids 0-2)`: a count first, then the ids, so that neither reads as the other.
+fn counted(n: usize, what: &str, ids: &[u64]) -> String {
+    let plural = if n == 1 { "" } else { "s" };
+    let id = if ids.len() == 1 { "id" } else { "ids" };
+    format!("{n} {what}{plural} ({id} {})", ranges(ids))
+}
+
 /// The summary: per class its warps, counts, critical path, loop structure and mix.
 pub fn summary(k: &KernelIdgs) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "kernel {}  grid {:?}  block {:?}  warps/group {}  groups walked {}  classes {}",
+        "kernel {}  grid {}x{}x{}  block {}x{}x{}  {} groups of {} warps",
         k.kernel,
-        k.grid,
-        k.block,
+        k.grid[0],
+        k.grid[1],
+        k.grid[2],
+        k.block[0],
+        k.block[1],
+        k.block[2],
+        k.total_groups(),
         k.warps_per_group,
-        ranges(&k.groups_built),
-        k.classes.len()
+    );
+    let _ = writeln!(
+        out,
+        "walked {}: {} warp class{}{}",
+        counted(k.groups_built.len(), "group", &k.groups_built),
+        k.classes.len(),
+        if k.classes.len() == 1 { "" } else { "es" },
+        if (k.groups_built.len() as u64) < k.total_groups() {
+            " (the other groups run the classes of the first walked)"
+        } else {
+            ""
+        },
     );
     for (i, c) in k.classes.iter().enumerate() {
         let s = c.idg.stats();
-        let _ = writeln!(out, "class {i}: warps {}", ranges(&c.warps));
+        let _ = writeln!(
+            out,
+            "class {i}: {}",
+            counted(c.warps.len(), "walked warp", &c.warps)
+        );
         let _ = writeln!(
             out,
             "  instructions {}  edges {}  critical path {}  template nodes {}",

@@ -81,7 +81,7 @@ pub fn chart(t: &Table) -> String {
         s,
         r#"<text x="{}" y="22" text-anchor="middle" font-size="14">{} on {}</text>"#,
         LEFT + pw / 2.0,
-        escape(&t.kernel),
+        escape(&profile::names::readable(&t.kernel)),
         escape(&t.gpu)
     );
     // Axes, ticks and grid.

@@ -97,8 +97,10 @@ impl Table {
         }
     }
 
-    /// CSV with [`CSV_HEADER`]; numbers with six significant digits.
-    pub fn to_csv(&self) -> String {
+    /// CSV with [`CSV_HEADER`]; numbers with `digits` significant digits
+    /// ([`sim::number::significant`]).
+    pub fn to_csv(&self, digits: u32) -> String {
+        let num = |x: f64| sim::number::significant(x, digits);
         let mut s = String::from(CSV_HEADER);
         s.push('\n');
         for r in &self.rows {
@@ -268,32 +270,9 @@ impl Table {
     }
 }
 
-/// Six significant digits, no exponent for ordinary magnitudes.
+/// Six significant digits ([`sim::number::significant`]), as every CSV of the tool.
 pub fn num(x: f64) -> String {
-    if x == 0.0 {
-        return "0".into();
-    }
-    if !x.is_finite() {
-        return if x.is_nan() {
-            "nan".into()
-        } else if x > 0.0 {
-            "inf".into()
-        } else {
-            "-inf".into()
-        };
-    }
-    let e = x.abs().log10().floor() as i32;
-    if (-5..6).contains(&e) {
-        let decimals = (5 - e).max(0) as usize;
-        let s = format!("{x:.decimals$}");
-        if s.contains('.') {
-            s.trim_end_matches('0').trim_end_matches('.').to_string()
-        } else {
-            s
-        }
-    } else {
-        format!("{x:.5e}")
-    }
+    sim::number::significant(x, sim::number::DEFAULT_DIGITS)
 }
 
 /// The analytical columns of [`models_table`] without the simulation (`pipeline` empty):
@@ -385,7 +364,8 @@ mod tests {
         assert_eq!(num(25.0), "25");
         assert_eq!(num(1_412.75), "1412.75");
         assert_eq!(num(7.901_224e-7), "7.90122e-7");
-        assert_eq!(num(2.5e7), "2.50000e7");
+        assert_eq!(num(2.5e7), "25000000");
+        assert_eq!(num(2.5e17), "2.50000e17");
         assert_eq!(num(0.0), "0");
         assert_eq!(num(f64::INFINITY), "inf");
     }

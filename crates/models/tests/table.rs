@@ -97,7 +97,7 @@ fn table_columns_and_pipeline() {
     // Many warps: close to the roof of 1/4.
     assert!(t.rows[15].pipeline.unwrap() > 0.2);
 
-    let csv = t.to_csv();
+    let csv = t.to_csv(sim::number::DEFAULT_DIGITS);
     assert!(csv.starts_with(&format!("{CSV_HEADER}\n")));
     assert_eq!(csv.lines().count(), 17);
     assert!(csv.lines().skip(1).all(|l| l.split(',').count() == 10));

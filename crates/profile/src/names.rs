@@ -18,6 +18,12 @@ pub fn demangle(name: &str) -> Option<String> {
     sym.demangle(&cpp_demangle::DemangleOptions::default()).ok()
 }
 
+/// A kernel's name as a person reads it in a chart's title: the demangled bare function name
+/// (`_Z13gaussian_fan2PfS_PKfii` -> `gaussian_fan2`), or the name itself when it is not mangled.
+pub fn readable(name: &str) -> String {
+    demangle(name).map_or_else(|| name.to_string(), |d| base_name(&d))
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Tok {
     Word(String),

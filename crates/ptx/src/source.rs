@@ -24,12 +24,25 @@ pub fn read_bytes(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
     Ok(out)
 }
 
-/// The UTF-8 text of `path`, under [`read_bytes`]'s limit.
+/// The UTF-8 text of `path`, under [`read_bytes`]'s limit. Text that is not UTF-8 is an
+/// `InvalidData` error locating the first bad byte (line and byte column, 1-based), so a user
+/// finds it as a parse error would be found.
 pub fn read_text(path: &Path, limit: u64) -> std::io::Result<String> {
-    String::from_utf8(read_bytes(path, limit)?).map_err(|_| {
+    String::from_utf8(read_bytes(path, limit)?).map_err(|e| {
+        let bytes = e.as_bytes();
+        let at = e.utf8_error().valid_up_to();
+        let line_start = bytes[..at]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        let line = 1 + bytes[..at].iter().filter(|&&b| b == b'\n').count();
         std::io::Error::new(
             std::io::ErrorKind::InvalidData,
-            "stream did not contain valid UTF-8",
+            format!(
+                "line {line}, column {}: byte 0x{:02x} is not UTF-8 text (inputs are UTF-8)",
+                at - line_start + 1,
+                bytes[at]
+            ),
         )
     })
 }
@@ -37,4 +50,23 @@ pub fn read_text(path: &Path, limit: u64) -> std::io::Result<String> {
 /// [`read_text`] with [`MAX_SOURCE_BYTES`].
 pub fn read_source(path: &Path) -> std::io::Result<String> {
     read_text(path, MAX_SOURCE_BYTES)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_byte_that_is_not_utf8_is_located() {
+        let dir = std::env::temp_dir().join(format!("ptx-source-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("bad.ptx");
+        std::fs::write(&path, b"ret;\n  ab\xffc\n").unwrap();
+        let e = read_source(&path).unwrap_err().to_string();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(
+            e,
+            "line 2, column 5: byte 0xff is not UTF-8 text (inputs are UTF-8)"
+        );
+    }
 }

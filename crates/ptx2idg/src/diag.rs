@@ -44,14 +44,64 @@ pub fn render(file: &str, src: &str, span: Span, message: &str) -> String {
     out
 }
 
-/// Prints a PTX parse error.
+/// Longest message printed as it is: a longer one (an input that echoes a 2 MB line, a list of
+/// 100 000 kernel names) keeps its head and tail around a count of what was left out.
+const MAX_MESSAGE_CHARS: usize = 600;
+
+/// `message`, cut in the middle past [`MAX_MESSAGE_CHARS`] characters.
+pub fn elide(message: &str) -> std::borrow::Cow<'_, str> {
+    let n = message.chars().count();
+    if n <= MAX_MESSAGE_CHARS {
+        return message.into();
+    }
+    let keep = MAX_MESSAGE_CHARS / 2;
+    let head: String = message.chars().take(keep).collect();
+    let tail: String = message.chars().skip(n - keep / 2).collect();
+    format!("{head} [... {} characters left out ...] {tail}", n - keep - keep / 2).into()
+}
+
+/// What a line on standard error is: every line the tool writes there starts with
+/// `ptx2idg: error:`, `ptx2idg: warning:` or `ptx2idg: note:`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    Error,
+    Warning,
+    Note,
+}
+
+impl Level {
+    fn word(self) -> &'static str {
+        match self {
+            Level::Error => "error",
+            Level::Warning => "warning",
+            Level::Note => "note",
+        }
+    }
+}
+
+/// The one writer of diagnostics: `ptx2idg: LEVEL: [FILE: ]MESSAGE`, the message elided.
+pub fn emit(level: Level, file: Option<&str>, message: &str) {
+    let message = elide(message);
+    match file {
+        Some(f) => eprintln!("ptx2idg: {}: {f}: {message}", level.word()),
+        None => eprintln!("ptx2idg: {}: {message}", level.word()),
+    }
+}
+
+/// Prints a PTX parse error: `ptx2idg: error: FILE:LINE:COL: MESSAGE` and the source line.
 pub fn parse_error(file: &str, src: &str, e: &ptx::ParseError) {
-    eprint!("{}", render(file, src, e.span, &e.message));
+    let shown = render(file, src, e.span, &elide(&e.message));
+    eprint!("ptx2idg: error: {shown}");
 }
 
 /// Prints an error about a file as a whole (e.g. it cannot be read).
 pub fn file_error(file: &str, message: &str) {
-    eprintln!("{file}: {message}");
+    emit(Level::Error, Some(file), message);
+}
+
+/// Prints a warning about a file.
+pub fn warning(file: &str, message: &str) {
+    emit(Level::Warning, Some(file), message);
 }
 
 /// Prints an error about a file as a whole and gives the exit code of a failed command.
@@ -60,9 +110,14 @@ pub fn fail(file: &str, e: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(1)
 }
 
-/// Prints a usage error.
-pub fn usage(message: &str) {
-    eprintln!("ptx2idg: {message}");
+/// Prints an error that is about no one file (a flag, a combination of flags).
+pub fn error(message: &str) {
+    emit(Level::Error, None, message);
+}
+
+/// Prints a note: something the run assumed that the user may want to know.
+pub fn note(message: &str) {
+    emit(Level::Note, None, message);
 }
 
 /// Writes command output to standard output (the [`out!`] and [`outln!`] macros). Output is
@@ -82,7 +137,7 @@ pub fn stdout_failed(e: &std::io::Error) -> ! {
     if e.kind() == std::io::ErrorKind::BrokenPipe {
         std::process::exit(0);
     }
-    usage(&format!("error: cannot write the output: {e}"));
+    error(&format!("cannot write the output: {e}"));
     std::process::exit(1)
 }
 
@@ -140,8 +195,8 @@ pub fn refuse_overwrites(
             .iter()
             .find(|d| target.starts_with(d) && target.is_file());
         if let Some(what) = input.or(inside) {
-            usage(&format!(
-                "error: {flag} {} would overwrite the input {}; give another path",
+            error(&format!(
+                "{flag} {} would overwrite the input {}; give another path",
                 out.display(),
                 what.display()
             ));

@@ -490,7 +490,7 @@ fn simulate(
             .map_err(fail)?;
         }
         config.apply_device_limits_to_sweep(&mut points, traffic.as_ref(), &profile);
-        Ok((sim::sweep_csv(&points), notes))
+        Ok((sim::sweep_csv(&points, sim::number::MAX_DIGITS), notes))
     })
 }
 
@@ -558,7 +558,7 @@ fn models_table(
             ::models::analytical_table(&b.idgs, &timings, &profile, occupancy)
         }
         .map_err(|e| input(&f.file, e))?;
-        Ok((table.to_csv(), notes))
+        Ok((table.to_csv(sim::number::MAX_DIGITS), notes))
     })
 }
 
@@ -587,9 +587,13 @@ fn evaluate(
             .map(|l| format!("no prediction: {l}"))
             .collect();
         for k in &ev.kernels {
-            notes.extend(k.notes.iter().map(|n| format!("note: {}: {n}", k.id)));
+            notes.extend(
+                k.notes
+                    .iter()
+                    .map(|n| format!("note: {}: {}: {n}", k.id, n.topic.describe())),
+            );
         }
-        Ok((eval::report::csv(&ev), eval::report::points_csv(&ev), notes))
+        Ok((eval::report::csv(&ev), eval::report::points_csv(&ev, sim::number::MAX_DIGITS), notes))
     })
 }
 

@@ -83,6 +83,23 @@ pub enum IssueOrder {
     Scheduled,
 }
 
+impl IssueOrder {
+    /// The order in words, e.g. `compiler-scheduled (lookahead 4)`; `latch_blocks` off softens
+    /// the scheduled order's block ends at latches.
+    pub fn describe(self, window: u32, latch_blocks: bool) -> String {
+        match self {
+            IssueOrder::InOrder => "in-order".to_string(),
+            IssueOrder::Scheduled if latch_blocks => {
+                format!("compiler-scheduled (lookahead {window})")
+            }
+            IssueOrder::Scheduled => {
+                format!("compiler-scheduled (lookahead {window}, latches soft)")
+            }
+            IssueOrder::Dataflow => format!("dataflow (lookahead {window})"),
+        }
+    }
+}
+
 /// One core (SM / compute unit) as the simulator sees it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Hardware {

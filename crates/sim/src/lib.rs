@@ -18,6 +18,7 @@ mod engine;
 pub mod gpu_input;
 pub mod loaded;
 pub mod model;
+pub mod number;
 pub mod result;
 pub mod sweep;
 pub mod synth;
@@ -196,7 +197,7 @@ pub fn simulate_with_records(
             not_selected: to_cycles(c.stall_not_selected),
         },
         scheduler: opts.scheduler.to_string(),
-        in_order: opts.order != IssueOrder::Dataflow,
+        issue: opts.order.describe(opts.window, opts.latch_blocks),
         partitions: n_parts as u32,
         static_dram_bytes: cost::static_dram_bytes(kernel, costs, exec),
     };

@@ -261,17 +261,36 @@ impl ModelConfig {
 
     /// The issue order in words, e.g. `compiler-scheduled (lookahead 4)`.
     pub fn issue_text(&self) -> String {
-        match self.order {
-            IssueOrder::InOrder => "in-order".to_string(),
-            IssueOrder::Scheduled if self.latch_blocks => {
-                format!("compiler-scheduled (lookahead {})", self.window)
-            }
-            IssueOrder::Scheduled => format!(
-                "compiler-scheduled (lookahead {}, latches soft)",
-                self.window
-            ),
-            IssueOrder::Dataflow => format!("dataflow (lookahead {})", self.window),
+        self.order.describe(self.window, self.latch_blocks)
+    }
+
+    /// [`ModelConfig::describe`] for a run with or without the counters of a profiled launch:
+    /// fitting branches, splitting warps by the busy share and loading the DRAM latency read
+    /// those counters, so without them the line names them as not applied instead of on.
+    pub fn describe_run(&self, counters: bool) -> String {
+        let needs: Vec<&str> = [
+            (self.fit_branches, "branch fitting"),
+            (self.uneven_warps, "uneven warps"),
+            (self.loaded_latency, "loaded DRAM latency"),
+        ]
+        .iter()
+        .filter(|(on, _)| *on)
+        .map(|&(_, name)| name)
+        .collect();
+        if counters || needs.is_empty() {
+            return self.describe();
         }
+        let applied = ModelConfig {
+            fit_branches: false,
+            uneven_warps: false,
+            loaded_latency: false,
+            ..*self
+        };
+        format!(
+            "{}; not applied without counters: {}",
+            applied.describe(),
+            needs.join(", ")
+        )
     }
 
     /// One line naming every mechanism, as the CLI and the results page print it.

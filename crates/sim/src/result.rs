@@ -178,7 +178,8 @@ pub struct SimResult {
     pub subsystems: Vec<SubsystemUse>,
     pub stalls: StallBreakdown,
     pub scheduler: String,
-    pub in_order: bool,
+    /// The issue order in words, as `--issue` set it (`compiler-scheduled (lookahead 4)`).
+    pub issue: String,
     pub partitions: u32,
     /// DRAM (read, write) bytes of the whole launch at this occupancy by the static access
     /// analysis ([`crate::cost::static_dram_bytes`]); the bandwidth floor's traffic where no
@@ -203,7 +204,7 @@ impl SimResult {
         );
         let _ = writeln!(
             s,
-            "warps         {} in {} groups, {} concurrent ({} groups)",
+            "warps         {} in {} groups on the simulated SM, {} concurrent ({} groups)",
             self.warps, self.groups, self.occupancy_warps, self.concurrent_groups
         );
         if self.fast_forwarded > 0 {
@@ -242,14 +243,8 @@ impl SimResult {
         }
         let _ = writeln!(
             s,
-            "scheduler     {}{}, {} partition(s)",
-            self.scheduler,
-            if self.in_order {
-                ", in-order"
-            } else {
-                ", dataflow"
-            },
-            self.partitions
+            "scheduler     {}, {} issue, {} partition(s)",
+            self.scheduler, self.issue, self.partitions
         );
         let _ = writeln!(s, "subsystem busy:");
         for u in &self.subsystems {

@@ -140,14 +140,19 @@ where
 }
 
 /// The sweep as CSV with [`CSV_HEADER`].
-pub fn sweep_csv(points: &[SweepPoint]) -> String {
+pub fn sweep_csv(points: &[SweepPoint], digits: u32) -> String {
+    let num = |x: f64| crate::number::significant(x, digits);
     let mut s = String::from(CSV_HEADER);
     s.push('\n');
     for p in points {
         let _ = writeln!(
             s,
             "{},{},{},{},{}",
-            p.occupancy_warps, p.blocks_per_sm, p.cycles, p.wpc, p.time_us
+            p.occupancy_warps,
+            p.blocks_per_sm,
+            num(p.cycles),
+            num(p.wpc),
+            num(p.time_us)
         );
     }
     s

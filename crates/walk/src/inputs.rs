@@ -25,7 +25,8 @@ pub struct TripData {
     pub evidence: Option<ir::ProfileEvidence>,
     /// Every parsed profiler file (mapper g reads DRAM / L2 / shared metrics from them).
     pub profiles: Vec<Profile>,
-    /// Things the user should know (e.g. profiler files without instruction counts).
+    /// Warnings about the inputs, each naming its file (a row naming no kernel of the PTX, a
+    /// profiler file without instruction counts).
     pub notes: Vec<String>,
 }
 
@@ -148,7 +149,7 @@ pub fn trip_data(
                         n => format!(" (and {} more rows naming it)", n - 1),
                     };
                     data.notes.push(format!(
-                        "warning: {}: row {}: kernel `{}` is not in the PTX file; row ignored{more} (kernels: {})",
+                        "{}: row {}: kernel `{}` is not in the PTX file; row ignored{more} (kernels: {})",
                         p.origin,
                         sk.first_row,
                         sk.kernel,
@@ -160,7 +161,7 @@ pub fn trip_data(
                 if !names_row(entry, row) {
                     if let Some(ks) = kernels.filter(|ks| !ks.iter().any(|k| names_row(k, row))) {
                         data.notes.push(format!(
-                            "warning: {}: row {}: kernel `{}` is not in the PTX file; row ignored (kernels: {})",
+                            "{}: row {}: kernel `{}` is not in the PTX file; row ignored (kernels: {})",
                             p.origin,
                             row.row,
                             row.kernel,

@@ -73,12 +73,12 @@ pub fn run(args: &CfgArgs) -> ExitCode {
     let data = match args.trips.load_checked(&name, &names) {
         Ok(d) => d,
         Err(e) => {
-            diag::usage(&e);
+            diag::error(&e);
             return ExitCode::from(1);
         }
     };
     for n in &data.notes {
-        diag::usage(n);
+        diag::emit(diag::Level::Warning, None, n);
     }
     let trips = match ir::resolve_trips(&kernel, &an, &launch, &data.inputs()) {
         Ok(t) => t,
@@ -95,7 +95,7 @@ pub fn run(args: &CfgArgs) -> ExitCode {
     }
     if args.format != Format::Summary {
         for w in &trips.warnings {
-            diag::file_error(&file, &format!("warning: {}", w.message));
+            diag::warning(&file, &w.message);
         }
     }
     ExitCode::SUCCESS

@@ -161,7 +161,7 @@ pub fn run(args: &CheckArgs) -> ExitCode {
                 }
             }
             Err(e) => {
-                diag::usage(&format!("cannot serialize the summary: {e}"));
+                diag::error(&format!("cannot serialize the summary: {e}"));
                 return ExitCode::FAILURE;
             }
         }

@@ -63,10 +63,19 @@ pub struct EvalArgs {
     /// exact simulation every group gets by default).
     #[arg(long)]
     extrapolate: bool,
+    /// Print every note on what the IDG construction assumed, one line each (default: one
+    /// line per topic, naming the kernels).
+    #[arg(long, short)]
+    verbose: bool,
+    /// Significant digits of the numbers in CSV output (1-17; 17 reads back every value
+    /// exactly).
+    #[arg(long, value_name = "DIGITS", default_value_t = sim::number::DEFAULT_DIGITS,
+          value_parser = clap::value_parser!(u32).range(1..=17))]
+    precision: u32,
 }
 
 fn fail(e: impl std::fmt::Display) -> ExitCode {
-    diag::usage(&e.to_string());
+    diag::error(&e.to_string());
     ExitCode::from(1)
 }
 
@@ -92,7 +101,7 @@ fn load_suites(args: &EvalArgs) -> Result<Vec<(String, ::eval::Suite)>, ExitCode
         let mut suite = match ::eval::load(dir, &only) {
             Ok(s) => s,
             Err(e @ ::eval::EvalError::UnknownKernel { .. }) => {
-                diag::usage(&e.to_string());
+                diag::error(&e.to_string());
                 return Err(ExitCode::from(2));
             }
             Err(e) => {
@@ -111,12 +120,12 @@ fn load_suites(args: &EvalArgs) -> Result<Vec<(String, ::eval::Suite)>, ExitCode
                 .iter()
                 .any(|(_, s)| s.kernels.iter().any(|k| &k.spec.id == id))
             {
-                diag::usage(&format!("no suite has a kernel `{id}`"));
+                diag::error(&format!("no suite has a kernel `{id}`"));
                 return Err(ExitCode::from(2));
             }
         }
         if !matches!(args.format, Format::Markdown | Format::Counters) {
-            diag::usage(
+            diag::error(
                 "CSV output (--format csv|points) takes one suite; markdown and counters show several",
             );
             return Err(ExitCode::from(2));
@@ -201,13 +210,9 @@ pub fn run(args: &EvalArgs) -> ExitCode {
         let mut per_variant = per_variant.into_iter();
         let main = per_variant.next().expect("the base is evaluated first");
         for line in report::failures(&main) {
-            diag::usage(&format!("no prediction: {line}"));
+            diag::emit(diag::Level::Warning, None, &format!("no prediction: {line}"));
         }
-        for k in &main.kernels {
-            for n in &k.notes {
-                diag::usage(&format!("note: {}: {n}", k.id));
-            }
-        }
+        print_notes(&main, args.verbose);
         let ablation: Vec<(String, String, Evaluation)> = studied
             .iter()
             .map(|(vname, what, v)| {
@@ -255,7 +260,7 @@ pub fn run(args: &EvalArgs) -> ExitCode {
             match args.format {
                 Format::Markdown => out!("{}", report::markdown(&r.main)),
                 Format::Csv => out!("{}", report::csv(&r.main)),
-                Format::Points => out!("{}", report::points_csv(&r.main)),
+                Format::Points => out!("{}", report::points_csv(&r.main, args.precision)),
                 Format::Counters => unreachable!("handled before the evaluation"),
             }
         }
@@ -324,4 +329,38 @@ fn write_svgs(dir: &std::path::Path, ev: &Evaluation) -> Result<(), String> {
             .map_err(|e| format!("{}: {e}", path.display()))?;
     }
     Ok(())
+}
+
+/// The notes of an evaluation: with `verbose` one line each, else one line per topic with its
+/// count and the kernels it concerns.
+fn print_notes(ev: &Evaluation, verbose: bool) {
+    if verbose {
+        for k in &ev.kernels {
+            for n in &k.notes {
+                diag::note(&format!("{}: {}: {n}", k.id, n.topic.describe()));
+            }
+        }
+        return;
+    }
+    let mut topics: std::collections::BTreeMap<::eval::Topic, (usize, Vec<&str>)> =
+        Default::default();
+    for k in &ev.kernels {
+        for n in &k.notes {
+            let (count, kernels) = topics.entry(n.topic).or_default();
+            *count += 1;
+            if kernels.last() != Some(&k.id.as_str()) {
+                kernels.push(&k.id);
+            }
+        }
+    }
+    for (topic, (count, kernels)) in topics {
+        diag::note(&format!(
+            "{}: {count} note{} on {} kernel{} ({}); --verbose prints each",
+            topic.describe(),
+            if count == 1 { "" } else { "s" },
+            kernels.len(),
+            if kernels.len() == 1 { "" } else { "s" },
+            kernels.join(", ")
+        ));
+    }
 }

@@ -75,7 +75,7 @@ impl LaunchIdgs {
         let (timings, warnings) =
             gpu::map_kernel(&self.idgs, &config.mapping_profile(gpu), metrics.as_ref());
         for w in &warnings {
-            diag::file_error(&self.file, &format!("warning: {w}"));
+            diag::warning(&self.file, &w.to_string());
         }
         Mapped {
             file: self.file,
@@ -191,14 +191,14 @@ pub fn run(
 ) -> Result<(walk::FrontEnd, TripData), ExitCode> {
     let kernels: Vec<&str> = source.module.kernels().map(|f| f.name.as_str()).collect();
     let mut data = trips.load_checked(&source.entry, &kernels).map_err(|e| {
-        diag::usage(&e);
+        diag::error(&e);
         ExitCode::from(1)
     })?;
     if let Some(sass) = g.sass {
         data = data.in_ptx(sass.inst);
     }
     for n in &data.notes {
-        diag::usage(n);
+        diag::emit(diag::Level::Warning, None, n);
     }
     let (unknown, why) = unknown_branch_policy(walk_args, &data, &source.entry, trips);
     let busy_share = g
@@ -228,7 +228,7 @@ pub fn run(
     )
     .map_err(|e| diag::fail(&source.file, e))?;
     for w in &fe.trips.warnings {
-        diag::file_error(&source.file, &format!("warning: {}", w.message));
+        diag::warning(&source.file, &w.message);
     }
     if trips.explain {
         eprint!(

@@ -50,12 +50,12 @@ impl GpuArgs {
     pub fn load(&self) -> Result<gpu::GpuProfile, ExitCode> {
         self.profile().map_err(|e| match e {
             gpu::GpuError::UnknownGpu { .. } => {
-                diag::usage(&e.to_string());
+                diag::error(&e.to_string());
                 ExitCode::from(2)
             }
             // The message already starts with the file it is about.
             e => {
-                diag::usage(&e.to_string());
+                diag::error(&e.to_string());
                 ExitCode::from(1)
             }
         })

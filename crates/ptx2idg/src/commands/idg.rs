@@ -119,7 +119,7 @@ pub struct MainArgs {
 
 pub fn run(args: &MainArgs) -> ExitCode {
     let Some(path) = &args.file else {
-        diag::usage("no PTX file given; see `ptx2idg --help`");
+        diag::error("no PTX file given; see `ptx2idg --help`");
         return ExitCode::from(2);
     };
     let inputs: Vec<&std::path::Path> = std::iter::once(path.as_path())
@@ -154,7 +154,7 @@ pub fn run(args: &MainArgs) -> ExitCode {
         Format::Stats => idg::render::stats_json(idgs) + "\n",
         Format::Dot => {
             let Some(class) = idgs.classes.get(args.class) else {
-                diag::usage(&format!(
+                diag::error(&format!(
                     "--class {}: the kernel has {} warp classes",
                     args.class,
                     idgs.classes.len()

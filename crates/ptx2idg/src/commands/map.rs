@@ -78,7 +78,7 @@ pub fn run(args: &MapArgs) -> ExitCode {
     };
     let m = render_mapping(&fe.built.idgs, &gpu, metrics.as_ref());
     for w in &m.warnings {
-        diag::file_error(&source.file, &format!("warning: {w}"));
+        diag::warning(&source.file, &w.to_string());
     }
     match args.format {
         Format::Table => out!("{}", gpu::mapping_table(&m)),

@@ -48,6 +48,11 @@ pub struct ModelsArgs {
     /// Write all curves (WPC against occupancy) on one SVG chart.
     #[arg(long, value_name = "FILE")]
     plot: Option<PathBuf>,
+    /// Significant digits of the numbers in CSV output (1-17; 17 reads back every value
+    /// exactly).
+    #[arg(long, value_name = "DIGITS", default_value_t = sim::number::DEFAULT_DIGITS,
+          value_parser = clap::value_parser!(u32).range(1..=17))]
+    precision: u32,
 }
 
 pub fn run(args: &ModelsArgs) -> ExitCode {
@@ -66,8 +71,8 @@ fn run_inner(args: &ModelsArgs) -> Result<(), ExitCode> {
     let profile = args.gpu.load()?;
     let most = profile.limits.max_warps_per_sm;
     if *args.occupancy.end() > most {
-        diag::usage(&format!(
-            "error: --occupancy {}..={} reaches past the {most} warps an SM of {} holds; give at \
+        diag::error(&format!(
+            "--occupancy {}..={} reaches past the {most} warps an SM of {} holds; give at \
              most {}..={most}",
             args.occupancy.start(),
             args.occupancy.end(),
@@ -109,7 +114,7 @@ fn run_inner(args: &ModelsArgs) -> Result<(), ExitCode> {
     .map_err(|e| diag::fail(&file, e))?;
     if args.trips.explain {
         if !args.no_pipeline {
-            eprintln!("model: {}", config.describe());
+            eprintln!("model: {}", config.describe_run(metrics.is_some()));
         }
         eprint!("{}", table.explain());
     }
@@ -117,6 +122,6 @@ fn run_inner(args: &ModelsArgs) -> Result<(), ExitCode> {
         diag::write_file(path, table.to_svg().as_bytes())
             .map_err(|e| diag::fail(&path.display().to_string(), e))?;
     }
-    out!("{}", table.to_csv());
+    out!("{}", table.to_csv(args.precision));
     Ok(())
 }

@@ -79,6 +79,11 @@ pub struct SimulateArgs {
     /// Output format (default: text for one run, csv for a sweep).
     #[arg(long, value_enum)]
     format: Option<Format>,
+    /// Significant digits of the numbers in CSV output (1-17; 17 reads back every value
+    /// exactly).
+    #[arg(long, value_name = "DIGITS", default_value_t = sim::number::DEFAULT_DIGITS,
+          value_parser = clap::value_parser!(u32).range(1..=17))]
+    precision: u32,
 }
 
 fn write_out(path: &Path, text: &str) -> Result<(), ExitCode> {
@@ -130,8 +135,9 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
         &config,
         &profile,
     )?;
+    let model_line = config.describe_run(li.profiled(&args.trips).is_some());
     if args.trips.explain {
-        eprintln!("model: {}", config.describe());
+        eprintln!("model: {model_line}");
         explain_counters(&li, &args.trips, &profile);
     }
     let front::Mapped {
@@ -191,8 +197,8 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
         if let Some(b) = launch.blocks_per_sm {
             let limit = launch.occupancy(&idgs, &profile);
             if b > limit.blocks_per_sm {
-                diag::usage(&format!(
-                    "error: --blocks-per-sm {b} is above this kernel's maximum of {} blocks per \
+                diag::error(&format!(
+                    "--blocks-per-sm {b} is above this kernel's maximum of {} blocks per \
                      SM ({} threads per block, {} registers per thread, {} shared bytes per \
                      block on {}; limited by {}); --regs and --shared change the limit",
                     limit.blocks_per_sm,
@@ -253,12 +259,12 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
             write_out(p, &svg)?;
         }
         if args.plot.is_some() {
-            diag::usage("--plot draws a sweep; give --occupancy or --blocks-per-sm A..=B");
+            diag::error("--plot draws a sweep; give --occupancy or --blocks-per-sm A..=B");
             return Err(ExitCode::from(2));
         }
         match args.format.unwrap_or(Format::Text) {
             Format::Text => {
-                outln!("model: {}", config.describe());
+                outln!("model: {model_line}");
                 out!("{}", result.to_text());
             }
             Format::Json => outln!("{}", result.to_json()),
@@ -271,25 +277,22 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
                     wpc: result.wpc,
                     time_us: result.time_us,
                     result,
-                }])
+                }], args.precision)
             ),
         }
         return Ok(());
     };
 
     if args.profile.is_some() || args.profile_svg.is_some() {
-        diag::usage("--profile and --profile-svg record one run; drop the sweep range");
+        diag::error("--profile and --profile-svg record one run; drop the sweep range");
         return Err(ExitCode::from(2));
     }
     let plan =
         sim::LaunchSweep::new(&idgs, &profile, &launch, axis).map_err(|e| diag::fail(&file, e))?;
     if let Some(cut) = &plan.cut {
-        diag::file_error(
+        diag::warning(
             &file,
-            &format!(
-                "warning: {}; --regs and --shared change the limit",
-                cut.message()
-            ),
+            &format!("{}; --regs and --shared change the limit", cut.message()),
         );
     }
     let points = plan.points().map_err(|e| diag::fail(&file, e))?;
@@ -315,17 +318,21 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
     }
     config.apply_device_limits_to_sweep(&mut sweep, traffic.as_ref(), &profile);
     if let Some(p) = &args.plot {
-        let title = format!("{} on {}", idgs.kernel, profile.name);
+        let title = format!(
+            "{} on {}",
+            profile::names::readable(&idgs.kernel),
+            profile.name
+        );
         write_out(p, &sim::sweep_plot_svg(&sweep, &title))?;
     }
     match args.format.unwrap_or(Format::Csv) {
-        Format::Csv => out!("{}", sim::sweep_csv(&sweep)),
+        Format::Csv => out!("{}", sim::sweep_csv(&sweep, args.precision)),
         Format::Json => outln!(
             "{}",
             serde_json::to_string_pretty(&sweep).unwrap_or_default()
         ),
         Format::Text => {
-            outln!("model: {}", config.describe());
+            outln!("model: {model_line}");
             for p in &sweep {
                 outln!(
                     "== {} warps ({} blocks per SM)",
