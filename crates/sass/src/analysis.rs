@@ -9,7 +9,7 @@
 //! (from the lowest `CALL` target on) run only when called; they are marked
 //! [`Reach::Subroutine`] so counts can take the kernel body alone.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
@@ -216,12 +216,28 @@ pub struct KernelAnalysis {
     pub all: ClassCounts,
 }
 
+/// Label name → address, built once per kernel: branches look labels up by name.
+type Labels<'a> = HashMap<&'a str, u64>;
+
+fn labels(kernel: &Kernel) -> Labels<'_> {
+    let mut m = HashMap::new();
+    for l in &kernel.labels {
+        // The first definition wins, as in [`Kernel::label_address`].
+        m.entry(l.name.as_str()).or_insert(l.address);
+    }
+    m
+}
+
 /// The target address of a direct branch or call: an integer operand (cuobjdump) or a label
 /// defined in the kernel (nvdisasm), whichever comes last.
 pub fn branch_target(kernel: &Kernel, inst: &Instruction) -> Option<u64> {
+    target_with(&labels(kernel), inst)
+}
+
+fn target_with(labels: &Labels<'_>, inst: &Instruction) -> Option<u64> {
     inst.operands.iter().rev().find_map(|o| match &o.kind {
         OperandKind::Int(v) => u64::try_from(*v).ok(),
-        OperandKind::Label(l) => kernel.label_address(l),
+        OperandKind::Label(l) => labels.get(l.as_str()).copied(),
         _ => None,
     })
 }
@@ -229,17 +245,18 @@ pub fn branch_target(kernel: &Kernel, inst: &Instruction) -> Option<u64> {
 /// Classes, reach, blocks, loops and counts of one kernel.
 pub fn analyze(kernel: &Kernel) -> KernelAnalysis {
     let insts = &kernel.instructions;
+    let labels = labels(kernel);
     let classes: Vec<Class> = insts.iter().map(|i| Class::of(&i.opcode)).collect();
     let targets: Vec<Option<u64>> = insts
         .iter()
         .zip(&classes)
         .map(|(i, c)| match c {
-            Class::Branch | Class::Call => branch_target(kernel, i),
+            Class::Branch | Class::Call => target_with(&labels, i),
             _ => None,
         })
         .collect();
     let reach = reach(kernel, &classes, &targets);
-    let blocks = blocks(kernel, &classes, &targets);
+    let blocks = blocks(kernel, &labels, &classes, &targets);
     let loops = loops(kernel, &classes, &targets, &reach);
     let mut body = ClassCounts::default();
     let mut all = ClassCounts::default();
@@ -312,20 +329,26 @@ fn ends_flow(inst: &Instruction, class: Class) -> bool {
 /// `BRANCH_TARGETS` of an indirect branch.
 fn jump_targets<'a>(
     kernel: &'a Kernel,
+    labels: &'a Labels<'a>,
     k: usize,
     targets: &'a [Option<u64>],
 ) -> impl Iterator<Item = usize> + 'a {
     let listed = kernel.instructions[k]
         .branch_targets
         .iter()
-        .filter_map(|l| kernel.label_address(l));
+        .filter_map(|l| labels.get(l.as_str()).copied());
     targets[k]
         .into_iter()
         .chain(listed)
         .filter_map(|a| kernel.index_of(a))
 }
 
-fn blocks(kernel: &Kernel, classes: &[Class], targets: &[Option<u64>]) -> Vec<Block> {
+fn blocks(
+    kernel: &Kernel,
+    labels: &Labels<'_>,
+    classes: &[Class],
+    targets: &[Option<u64>],
+) -> Vec<Block> {
     let insts = &kernel.instructions;
     if insts.is_empty() {
         return Vec::new();
@@ -337,7 +360,7 @@ fn blocks(kernel: &Kernel, classes: &[Class], targets: &[Option<u64>]) -> Vec<Bl
             leader[k + 1] = true;
         }
         if *c == Class::Branch || *c == Class::Call {
-            for t in jump_targets(kernel, k, targets) {
+            for t in jump_targets(kernel, labels, k, targets) {
                 leader[t] = true;
             }
         }
@@ -355,7 +378,7 @@ fn blocks(kernel: &Kernel, classes: &[Class], targets: &[Option<u64>]) -> Vec<Bl
                 successors.push(b + 1);
             }
             if classes[last] == Class::Branch {
-                for t in jump_targets(kernel, last, targets) {
+                for t in jump_targets(kernel, labels, last, targets) {
                     let tb = block_of(t);
                     if !successors.contains(&tb) {
                         successors.push(tb);

@@ -9,6 +9,7 @@
 //! function every line must be one of the forms above, or the reader stops with a
 //! [`ParseError`] at its line and column.
 
+use nom::branch::alt;
 use nom::bytes::complete::{tag, take_while, take_while1};
 use nom::character::complete::{char, hex_digit1, space0, space1};
 use nom::combinator::{opt, recognize};
@@ -254,7 +255,13 @@ fn is_name_char(c: char) -> bool {
 fn predicate(i: &str) -> IResult<&str, (bool, &str)> {
     let (i, _) = char('@').parse(i)?;
     let (i, neg) = opt(char('!')).parse(i)?;
-    let (i, reg) = take_while1(is_name_char).parse(i)?;
+    // Predicate files only: `P0`..`P6`, `PT` and their uniform forms, so that a missing
+    // space (`@P0MOV`) is an error rather than a register named `P0MOV`.
+    let (i, reg) = recognize(pair(
+        alt((tag("UP"), tag("P"))),
+        alt((tag("T"), take_while1(|c: char| c.is_ascii_digit()))),
+    ))
+    .parse(i)?;
     Ok((i, (neg.is_some(), reg)))
 }
 

@@ -179,7 +179,8 @@ pub fn parse_ptxas_info(text: &str) -> Result<Vec<Resources>, ParseError> {
         };
         if let Some(rest) = body.strip_prefix("Compiling entry function") {
             let mut quoted = rest.split('\'').skip(1).step_by(2);
-            let Some(name) = quoted.next().filter(|n| !n.is_empty()) else {
+            let name = quoted.next().filter(|n| !n.is_empty());
+            let Some(name) = name.filter(|_| rest.trim_start().starts_with('\'')) else {
                 return Err(ParseError::at(
                     line,
                     raw,
