@@ -4,6 +4,23 @@
 //! The crate sits on the ground floor beside `ptx`: it knows nothing of the PTX AST, the IR
 //! or the simulator; callers pair its per-kernel counts with their own PTX counts.
 //!
+//! # Use
+//! ```
+//! let text = "\tcode for sm_90\n\t\tFunction : k\n\
+//!     /*0000*/  IMAD.MOV.U32 R3, RZ, RZ, RZ ;\n\
+//!     /*0010*/  LDG.E R7, desc[UR4][R2.64] ;\n\
+//!     /*0020*/  VIADD R3, R3, 0x1 ;\n\
+//!     /*0030*/  @!P0 BRA 0x10 ;\n\
+//!     /*0040*/  EXIT ;\n\
+//!     /*0050*/  BRA 0x50;\n";
+//! let listing = sass::parse_listing(text).unwrap();
+//! let a = sass::analysis::analyze(&listing.kernels[0]);
+//! let lp = &a.loops[0];
+//! assert_eq!((lp.header, lp.latch), (0x10, 0x30));
+//! assert_eq!(lp.counts.get(sass::analysis::Class::GlobalLoad), 1);
+//! assert_eq!(a.body.total, 5); // the trap `BRA 0x50` never runs
+//! ```
+//!
 //! # API
 //! - [`parse_listing`]`(&str) -> Result<`[`Listing`]`, `[`ParseError`]`>`: `cuobjdump -sass`
 //!   or `nvdisasm` (`-c`, `-g`, `-gi`) text → kernels ([`Kernel`]) of instructions
