@@ -1,0 +1,315 @@
+//! Finding NVIDIA's `ptxas`, `cuobjdump` and `nvdisasm` on a machine without a GPU or a CUDA
+//! install, and compiling a PTX text to its SASS listing and resources with them.
+//!
+//! Search order, per tool: `PATH`; the pip packages `nvidia-cuda-nvcc`,
+//! `nvidia-cuda-cuobjdump` and `nvidia-cuda-nvdisasm` (`<site-packages>/nvidia/cu13/bin`,
+//! older layouts `nvidia/cuda_nvcc/bin` and the like), found from `python3`'s `sys.path`;
+//! Triton's bundled copies (`<site-packages>/triton/backends/nvidia/bin`). Nothing here
+//! needs a GPU: ptxas assembles for any architecture.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::ast::Listing;
+use crate::error::ParseError;
+use crate::resources::Resources;
+
+/// One of the NVIDIA tools this crate runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tool {
+    Ptxas,
+    Cuobjdump,
+    Nvdisasm,
+}
+
+impl Tool {
+    pub const ALL: [Tool; 3] = [Tool::Ptxas, Tool::Cuobjdump, Tool::Nvdisasm];
+
+    /// The executable's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tool::Ptxas => "ptxas",
+            Tool::Cuobjdump => "cuobjdump",
+            Tool::Nvdisasm => "nvdisasm",
+        }
+    }
+
+    /// The pip package that ships it.
+    pub fn pip_package(self) -> &'static str {
+        match self {
+            Tool::Ptxas => "nvidia-cuda-nvcc",
+            Tool::Cuobjdump => "nvidia-cuda-cuobjdump",
+            Tool::Nvdisasm => "nvidia-cuda-nvdisasm",
+        }
+    }
+
+    /// Folders under a site-packages directory where the pip packages and Triton put it.
+    fn site_dirs(self) -> &'static [&'static str] {
+        match self {
+            Tool::Ptxas => &[
+                "nvidia/cu13/bin",
+                "nvidia/cuda_nvcc/bin",
+                "triton/backends/nvidia/bin",
+            ],
+            Tool::Cuobjdump => &[
+                "nvidia/cu13/bin",
+                "nvidia/cuda_cuobjdump/bin",
+                "triton/backends/nvidia/bin",
+            ],
+            Tool::Nvdisasm => &[
+                "nvidia/cu13/bin",
+                "nvidia/cuda_nvdisasm/bin",
+                "triton/backends/nvidia/bin",
+            ],
+        }
+    }
+}
+
+impl std::fmt::Display for Tool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Why a tool could not be found or did not do its job.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    #[error(
+        "{tool} not found on PATH, in pip's nvidia packages or in Triton; install it with \
+         `pip install nvidia-cuda-nvcc nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm` \
+         ({tool} is in {package})"
+    )]
+    Missing { tool: Tool, package: &'static str },
+    #[error("{tool} failed ({status}): {stderr}")]
+    Failed {
+        tool: Tool,
+        status: String,
+        stderr: String,
+    },
+    #[error("running {tool}: {source}")]
+    Run {
+        tool: Tool,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("temporary files in {dir}: {source}")]
+    TempDir {
+        dir: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("reading {tool}'s output at {error}")]
+    Parse {
+        tool: Tool,
+        #[source]
+        error: ParseError,
+    },
+}
+
+/// Where each tool was found (`None`: nowhere).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Toolchain {
+    pub ptxas: Option<PathBuf>,
+    pub cuobjdump: Option<PathBuf>,
+    pub nvdisasm: Option<PathBuf>,
+}
+
+impl Toolchain {
+    /// Searches `PATH`, then python3's site-packages (asked once, only if a tool is still
+    /// missing) for pip's nvidia packages and Triton.
+    pub fn discover() -> Toolchain {
+        let path_dirs: Vec<PathBuf> = std::env::var_os("PATH")
+            .map(|p| std::env::split_paths(&p).collect())
+            .unwrap_or_default();
+        let mut found = Toolchain::default();
+        let mut sys_path: Option<Vec<PathBuf>> = None;
+        for tool in Tool::ALL {
+            let mut hit = path_dirs
+                .iter()
+                .find_map(|d| executable(&d.join(tool.name())));
+            if hit.is_none() {
+                let site = sys_path.get_or_insert_with(python_sys_path);
+                hit = site.iter().find_map(|s| {
+                    tool.site_dirs()
+                        .iter()
+                        .find_map(|sub| executable(&s.join(sub).join(tool.name())))
+                });
+            }
+            *found.slot(tool) = hit;
+        }
+        found
+    }
+
+    fn slot(&mut self, tool: Tool) -> &mut Option<PathBuf> {
+        match tool {
+            Tool::Ptxas => &mut self.ptxas,
+            Tool::Cuobjdump => &mut self.cuobjdump,
+            Tool::Nvdisasm => &mut self.nvdisasm,
+        }
+    }
+
+    /// The path of `tool`, or an error naming the package that ships it.
+    pub fn require(&self, tool: Tool) -> Result<&Path, ToolError> {
+        let p = match tool {
+            Tool::Ptxas => &self.ptxas,
+            Tool::Cuobjdump => &self.cuobjdump,
+            Tool::Nvdisasm => &self.nvdisasm,
+        };
+        p.as_deref().ok_or(ToolError::Missing {
+            tool,
+            package: tool.pip_package(),
+        })
+    }
+}
+
+fn executable(p: &Path) -> Option<PathBuf> {
+    p.is_file().then(|| p.to_path_buf())
+}
+
+/// python3's `sys.path` directories (empty when python3 is missing or fails).
+fn python_sys_path() -> Vec<PathBuf> {
+    let out = Command::new("python3")
+        .args(["-c", "import sys; print('\\n'.join(sys.path))"])
+        .output();
+    match out {
+        Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(PathBuf::from)
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Which disassembler prints the listing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Disassembler {
+    /// `cuobjdump -sass`: addresses as branch targets, encodings.
+    Cuobjdump,
+    /// `nvdisasm -c` (`-gi` with line info): labels as branch targets, source lines.
+    Nvdisasm,
+}
+
+/// How to compile.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompileOptions {
+    /// `sm_90`
+    pub arch: String,
+    pub disassembler: Disassembler,
+    /// `ptxas -lineinfo` and `nvdisasm -gi`: source lines from the PTX's `.loc` directives.
+    pub line_info: bool,
+}
+
+impl Default for CompileOptions {
+    fn default() -> Self {
+        CompileOptions {
+            arch: "sm_90".to_string(),
+            disassembler: Disassembler::Cuobjdump,
+            line_info: false,
+        }
+    }
+}
+
+/// A compiled PTX text: its listing and, per function, what `ptxas -v` reported.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Compiled {
+    pub listing: Listing,
+    pub resources: Vec<Resources>,
+}
+
+/// A fresh temporary folder, removed with everything in it when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new() -> Result<TempDir, ToolError> {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let dir = std::env::temp_dir().join(format!(
+            "sass-{}-{}-{nanos}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        // `create_dir` (not `_all`) fails if the name is taken: the folder is ours alone.
+        std::fs::create_dir(&dir).map_err(|source| ToolError::TempDir {
+            dir: dir.clone(),
+            source,
+        })?;
+        Ok(TempDir(dir))
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        // Best effort: a leftover folder in the temp dir is harmless.
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn run(tool: Tool, path: &Path, args: &[&std::ffi::OsStr]) -> Result<(String, String), ToolError> {
+    let out = Command::new(path)
+        .args(args)
+        .output()
+        .map_err(|source| ToolError::Run { tool, source })?;
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    if !out.status.success() {
+        return Err(ToolError::Failed {
+            tool,
+            status: out.status.to_string(),
+            stderr: stderr.trim().to_string(),
+        });
+    }
+    Ok((stdout, stderr))
+}
+
+/// Assembles `ptx` with `ptxas -arch=ARCH -v` and disassembles the cubin; temporary files
+/// go to a fresh folder under [`std::env::temp_dir`], removed afterwards.
+///
+/// # Errors
+/// [`ToolError::Missing`] when a needed tool is not found (`ptxas` and the chosen
+/// disassembler), [`ToolError::Failed`] when ptxas rejects the PTX (its message included),
+/// [`ToolError::Parse`] when an output cannot be read.
+pub fn compile(
+    tools: &Toolchain,
+    ptx: &str,
+    options: &CompileOptions,
+) -> Result<Compiled, ToolError> {
+    let ptxas = tools.require(Tool::Ptxas)?;
+    let (dis_tool, dis_args): (Tool, &[&str]) = match (options.disassembler, options.line_info) {
+        (Disassembler::Cuobjdump, _) => (Tool::Cuobjdump, &["-sass"]),
+        (Disassembler::Nvdisasm, false) => (Tool::Nvdisasm, &["-c"]),
+        (Disassembler::Nvdisasm, true) => (Tool::Nvdisasm, &["-c", "-gi"]),
+    };
+    let dis = tools.require(dis_tool)?;
+    let dir = TempDir::new()?;
+    let src = dir.0.join("kernel.ptx");
+    let cubin = dir.0.join("kernel.cubin");
+    std::fs::write(&src, ptx).map_err(|source| ToolError::TempDir {
+        dir: dir.0.clone(),
+        source,
+    })?;
+    let arch = format!("-arch={}", options.arch);
+    let mut args: Vec<&std::ffi::OsStr> = vec![arch.as_ref(), "-v".as_ref()];
+    if options.line_info {
+        args.push("-lineinfo".as_ref());
+    }
+    args.extend(["-o".as_ref(), cubin.as_os_str(), src.as_os_str()]);
+    // ptxas -v reports on standard error.
+    let (_, info) = run(Tool::Ptxas, ptxas, &args)?;
+    let resources =
+        crate::resources::parse_ptxas_info(&info).map_err(|error| ToolError::Parse {
+            tool: Tool::Ptxas,
+            error,
+        })?;
+    let mut args: Vec<&std::ffi::OsStr> = dis_args.iter().map(|a| a.as_ref()).collect();
+    args.push(cubin.as_os_str());
+    let (text, _) = run(dis_tool, dis, &args)?;
+    let listing = crate::listing::parse_listing(&text).map_err(|error| ToolError::Parse {
+        tool: dis_tool,
+        error,
+    })?;
+    Ok(Compiled { listing, resources })
+}
