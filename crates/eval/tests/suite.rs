@@ -255,8 +255,8 @@ fn variants_evaluated_together_match_each_alone() {
             )
             .unwrap();
             assert_eq!(
-                eval::report::points_csv(ev),
-                eval::report::points_csv(&alone),
+                eval::report::points_csv(ev, 6),
+                eval::report::points_csv(&alone, 6),
                 "{}",
                 v.describe()
             );
@@ -290,7 +290,10 @@ fn loaded_latency_variants_share_no_settled_run() {
         },
     )
     .unwrap();
-    let csv: Vec<String> = together[0].iter().map(eval::report::points_csv).collect();
+    let csv: Vec<String> = together[0]
+        .iter()
+        .map(|e| eval::report::points_csv(e, 6))
+        .collect();
     assert_ne!(csv[0], csv[1]);
     for ((v, analytical), together) in variants.iter().zip(&csv) {
         let alone = eval::evaluate(
@@ -305,7 +308,7 @@ fn loaded_latency_variants_share_no_settled_run() {
         .unwrap();
         assert_eq!(
             together,
-            &eval::report::points_csv(&alone),
+            &eval::report::points_csv(&alone, 6),
             "{}",
             v.describe()
         );

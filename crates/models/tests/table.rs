@@ -125,7 +125,7 @@ fn snapshots() {
     ));
     s.set_prepend_module_to_snapshot(false);
     s.bind(|| {
-        insta::assert_snapshot!("example_table2_csv", t.to_csv());
+        insta::assert_snapshot!("example_table2_csv", t.to_csv(sim::number::DEFAULT_DIGITS));
         insta::assert_snapshot!("example_table2_explain", t.explain());
     });
 }

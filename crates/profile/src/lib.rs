@@ -357,7 +357,8 @@ pub fn load_filtered(
     keep: &mut dyn FnMut(&str) -> bool,
 ) -> Result<Profile, ProfileError> {
     let origin = path.display().to_string();
-    let file = std::fs::File::open(path).map_err(|source| ProfileError::Io {
+    // A named pipe nobody writes to is an error after a wait, not a hang.
+    let file = ptx::source::open(path).map_err(|source| ProfileError::Io {
         file: origin.clone(),
         source,
     })?;

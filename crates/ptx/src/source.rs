@@ -9,10 +9,40 @@ use std::path::Path;
 /// is 9 MB.
 pub const MAX_SOURCE_BYTES: u64 = 1 << 28;
 
+/// How long opening a named pipe may wait for a program to open its other end. `<(command)`
+/// is open before the tool starts; a FIFO nobody writes to would block forever.
+pub const FIFO_OPEN_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Opens `path` for reading; a named pipe that no writer opens within [`FIFO_OPEN_WAIT`] is a
+/// `TimedOut` error (the opening thread stays blocked; the command ends with the error).
+pub fn open(path: &Path) -> std::io::Result<std::fs::File> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if std::fs::metadata(path)?.file_type().is_fifo() {
+            let (tx, rx) = std::sync::mpsc::channel();
+            let p = path.to_path_buf();
+            std::thread::spawn(move || {
+                let _ = tx.send(std::fs::File::open(p));
+            });
+            return rx.recv_timeout(FIFO_OPEN_WAIT).unwrap_or_else(|_| {
+                Err(std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    format!(
+                        "a named pipe that no program opened for writing within {} s",
+                        FIFO_OPEN_WAIT.as_secs()
+                    ),
+                ))
+            });
+        }
+    }
+    std::fs::File::open(path)
+}
+
 /// The bytes of `path`, or an `InvalidData` error when it holds more than `limit` bytes.
 pub fn read_bytes(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
     let mut out = Vec::new();
-    std::fs::File::open(path)?
+    open(path)?
         .take(limit.saturating_add(1))
         .read_to_end(&mut out)?;
     if out.len() as u64 > limit {

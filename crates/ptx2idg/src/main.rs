@@ -8,13 +8,20 @@ mod diag;
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+/// Shown under `-h`: it leaves out the switches that turn one mechanism of the model off and
+/// the budgets, which `--help` lists.
+const MORE_HELP: &str = "-h lists the common options; --help lists every one, with the switches \
+                         that turn one mechanism of the model off and the budgets that bound \
+                         the work.";
+
 #[derive(Parser)]
 #[command(
     name = "ptx2idg",
     version,
     about = "PTX front end, Instruction Dependence Graphs and GPU performance simulation",
     args_conflicts_with_subcommands = true,
-    arg_required_else_help = true
+    arg_required_else_help = true,
+    after_help = MORE_HELP
 )]
 struct Cli {
     #[command(subcommand)]
@@ -37,10 +44,13 @@ enum Command {
     /// Print the ncu (or nvprof) command line that collects every metric the tool reads.
     Metrics(commands::metrics::MetricsArgs),
     /// Simulate a kernel launch on a GPU with the Pipeline model (one run or an occupancy sweep).
+    #[command(after_help = MORE_HELP)]
     Simulate(commands::simulate::SimulateArgs),
     /// Predict a kernel's occupancy curve with the analytical models beside the Pipeline model.
+    #[command(after_help = MORE_HELP)]
     Models(commands::models::ModelsArgs),
     /// Evaluate every model against a measured occupancy suite: MAPE tables, SVGs, ablations.
+    #[command(after_help = MORE_HELP)]
     Eval(commands::eval::EvalArgs),
 }
 

@@ -91,7 +91,7 @@ fn json_reports_the_error_too() {
 fn missing_file_fails() {
     let o = run(&["check", "no/such/file.ptx"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).starts_with("no/such/file.ptx: cannot read"));
+    assert!(stderr(&o).starts_with("ptx2idg: error: no/such/file.ptx: cannot read"));
 }
 
 #[test]

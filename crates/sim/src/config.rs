@@ -244,6 +244,19 @@ pub struct SimOptions {
     /// running for hours. [`DEFAULT_MAX_SIMULATED`] unless raised.
     #[serde(default = "default_max_simulated")]
     pub max_simulated: u64,
+    /// The trace budget: a recording run (`record`) that would keep more issues stops with
+    /// [`SimError::TraceBudget`]: each costs about 70 bytes held and 150 bytes of trace JSON,
+    /// and a recording simulates every instruction. [`DEFAULT_MAX_RECORDED`] unless raised.
+    #[serde(default = "default_max_recorded")]
+    pub max_recorded: u64,
+}
+
+/// The default trace budget: 2^20 recorded issues, about 70 MB held and 150 MB of Chrome
+/// trace JSON.
+pub const DEFAULT_MAX_RECORDED: u64 = 1 << 20;
+
+fn default_max_recorded() -> u64 {
+    DEFAULT_MAX_RECORDED
 }
 
 /// Most warps resident on the simulated core at once (real GPUs hold at most 64).
@@ -276,6 +289,7 @@ impl Default for SimOptions {
             sampled: false,
             latch_blocks: true,
             max_simulated: DEFAULT_MAX_SIMULATED,
+            max_recorded: DEFAULT_MAX_RECORDED,
         }
     }
 }

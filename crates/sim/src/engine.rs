@@ -511,6 +511,11 @@ impl<'a> Engine<'a> {
                     limit: self.opts.max_simulated,
                 });
             }
+            if self.records.len() as u64 > self.opts.max_recorded {
+                return Err(SimError::TraceBudget {
+                    limit: self.opts.max_recorded,
+                });
+            }
             // Checkpoints only between instants, so that nothing set after one shares its time.
             if self.checkpoint_due && next != UNKNOWN && next > self.now {
                 self.checkpoint_due = false;

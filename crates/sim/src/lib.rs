@@ -25,7 +25,10 @@ pub mod synth;
 pub mod trace;
 pub mod truncated;
 
-pub use config::{ExecConfig, Hardware, IssueOrder, Scheduler, SimOptions, DEFAULT_MAX_SIMULATED};
+pub use config::{
+    ExecConfig, Hardware, IssueOrder, Scheduler, SimOptions, DEFAULT_MAX_RECORDED,
+    DEFAULT_MAX_SIMULATED,
+};
 pub use cost::{check_costs, ClassCosts, NodeCost, OccupancyCost};
 pub use gpu_input::{
     costs_from_timing, exec_for_occupancy, hardware_from_profile, scheduler_from_profile,
@@ -58,6 +61,12 @@ pub enum SimError {
          --extrapolate)"
     )]
     Budget { limit: u64 },
+    #[error(
+        "the recorded run issues more than {limit} instructions, the trace budget of \
+         --profile and --profile-svg; raise it with --max-traced N (about 220 bytes each), or \
+         record a smaller launch (a smaller --grid, fewer --blocks-per-sm)"
+    )]
+    TraceBudget { limit: u64 },
     #[error(
         "the simulated run is longer than 2^62 ticks (about 5.8 * 10^14 cycles) or counts more \
          than 2^62 instructions: its time and counts cannot be represented; lower the trip \

@@ -70,6 +70,7 @@ proptest! {
             sampled: true,
             latch_blocks: true,
             max_simulated: sim::DEFAULT_MAX_SIMULATED,
+            max_recorded: sim::DEFAULT_MAX_RECORDED,
         };
         let (r, recs) = simulate_with_records(&k.kernel, &costs, &hw, &k.exec(concurrent), &opts).unwrap();
         let per_warp = k.kernel.classes[0].idg.instruction_count();

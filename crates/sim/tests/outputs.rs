@@ -84,7 +84,7 @@ fn example_sweep_csv_and_plot() {
         &|| {},
     )
     .unwrap();
-    let csv = sweep_csv(&points);
+    let csv = sweep_csv(&points, sim::number::DEFAULT_DIGITS);
     assert_eq!(csv.lines().next(), Some(CSV_HEADER));
     assert_eq!(
         CSV_HEADER,

@@ -47,15 +47,15 @@ pub struct WalkArgs {
     #[arg(long, value_enum)]
     pub unknown_branch: Option<UnknownBranch>,
     /// Drop the control dependences (instructions after a branch depending on it).
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub no_control_deps: bool,
     /// Inlining budget: most instructions a kernel may have once its `.func` calls are
     /// inlined (a deep or doubling call tree is refused past it).
-    #[arg(long, value_name = "N", default_value_t = ir::DEFAULT_INLINE_BUDGET)]
+    #[arg(long, value_name = "N", default_value_t = ir::DEFAULT_INLINE_BUDGET, hide_short_help = true)]
     pub max_inlined: usize,
     /// IDG-size budget: most template nodes the launch's IDGs may hold, all warp classes
     /// together (many walked groups with distinct paths are refused past it).
-    #[arg(long, value_name = "N", default_value_t = walk::DEFAULT_MAX_IDG_NODES)]
+    #[arg(long, value_name = "N", default_value_t = walk::DEFAULT_MAX_IDG_NODES, hide_short_help = true)]
     pub max_idg_nodes: u64,
 }
 

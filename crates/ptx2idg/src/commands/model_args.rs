@@ -25,10 +25,13 @@ pub enum IssueArg {
     Dataflow,
 }
 
+/// The switches that turn one mechanism off (`--no-*`, `--wait-stores`) are for studying the
+/// model: `-h` leaves them out, `--help` lists them under their own heading.
 #[derive(clap::Args, Debug, Default, Clone)]
+#[command(next_help_heading = "Model")]
 pub struct ModelArgs {
     /// Mapper f only: no profiler counters for memory λ/Λ even when a profile is given.
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub no_mapper_g: bool,
     /// Warp scheduler (default: the GPU profile's).
     #[arg(long, value_enum)]
@@ -40,52 +43,52 @@ pub struct ModelArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub window: Option<u32>,
     /// One scheduler for the whole core instead of the profile's scheduler partitions.
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub no_sub_partitions: bool,
     /// Ignore barriers.
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub no_barriers: bool,
     /// Stores complete when they reach memory (issue + Λ) instead of being posted.
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub wait_stores: bool,
     /// Loop latches do not end the compiled blocks of scheduled issue: the next iteration's
     /// loads may issue past a stalled instruction of this one.
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub no_latch_blocks: bool,
     /// Ignore the profile's block dispatch latency and interval.
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub no_dispatch: bool,
     /// Split the profile's core-wide pipelines (the load/store path) among the scheduler
     /// partitions like the arithmetic ones, 1/P each.
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub no_sm_wide_pipes: bool,
     /// No device-wide DRAM/L2 bandwidth floor on the time.
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub no_bandwidth_floor: bool,
     /// No floor from the atomic sectors of the busiest L2 slice.
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub no_atomic_floor: bool,
     /// Do not add the profile's kernel launch overhead to the time.
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub no_launch_overhead: bool,
     /// A warp's coalesced re-reads of data still in L2 stay on the memory subsystem instead
     /// of the profile's re-read pipe (`reread_subsystem`).
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub no_reread_pipe: bool,
     /// Branches on unknown data take the assumption the divergent-branch count suggests for
     /// every warp, instead of the warps shared between the assumptions whose IDG counters best
     /// fit the profile given with --trips (docs/simulator.md).
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub no_fit_branches: bool,
     /// Every warp runs the profile-fitted trip counts (by default one warp of each group runs
     /// them 1/ρ times, the others the rest, ρ the profiled launch's busy share of the warp
     /// slots; docs/simulator.md, "Uneven warps").
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub no_uneven_warps: bool,
     /// DRAM loads keep the profile's unloaded latency (by default a launch with counters runs
     /// at the fixed point of its DRAM utilization and the profile's loaded latency;
     /// docs/simulator.md, "Loaded DRAM latency").
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub no_loaded_latency: bool,
     /// Simulate every instruction with the exact engine instead of extrapolating steady
     /// schedules (the sampled default, within the error bound `--explain` prints;

@@ -61,12 +61,16 @@ pub struct SimulateArgs {
     pub(crate) model: ModelArgs,
     /// Simulate every repeat of a steady state instead of fast-forwarding over it (same
     /// results, slower; for measuring the engine).
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     no_fast_forward: bool,
     /// Simulated-instruction budget: most instructions a run may issue one by one
     /// (fast-forwarded repeats do not count); past it the run stops with an error.
-    #[arg(long, value_name = "N", default_value_t = sim::DEFAULT_MAX_SIMULATED)]
+    #[arg(long, value_name = "N", default_value_t = sim::DEFAULT_MAX_SIMULATED, hide_short_help = true)]
     max_simulated: u64,
+    /// Trace budget: most instructions --profile and --profile-svg may record (each costs
+    /// about 220 bytes of memory and trace); past it the run stops with an error.
+    #[arg(long, value_name = "N", default_value_t = sim::DEFAULT_MAX_RECORDED, hide_short_help = true)]
+    max_traced: u64,
     /// Write the execution profile as a Chrome trace (Perfetto, chrome://tracing).
     #[arg(long, value_name = "FILE")]
     profile: Option<PathBuf>,
@@ -161,6 +165,7 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
         record: args.profile.is_some() || args.profile_svg.is_some(),
         fast_forward: !args.no_fast_forward,
         max_simulated: args.max_simulated,
+        max_recorded: args.max_traced,
         ..config.sim_options()
     };
     // Runs at the loaded DRAM latency map the IDGs again (`sim::loaded`).
@@ -270,14 +275,17 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
             Format::Json => outln!("{}", result.to_json()),
             Format::Csv => out!(
                 "{}",
-                sim::sweep_csv(&[sim::SweepPoint {
-                    occupancy_warps: result.occupancy_warps,
-                    blocks_per_sm: result.concurrent_groups,
-                    cycles: result.cycles,
-                    wpc: result.wpc,
-                    time_us: result.time_us,
-                    result,
-                }], args.precision)
+                sim::sweep_csv(
+                    &[sim::SweepPoint {
+                        occupancy_warps: result.occupancy_warps,
+                        blocks_per_sm: result.concurrent_groups,
+                        cycles: result.cycles,
+                        wpc: result.wpc,
+                        time_us: result.time_us,
+                        result,
+                    }],
+                    args.precision
+                )
             ),
         }
         return Ok(());
