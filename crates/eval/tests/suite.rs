@@ -30,8 +30,8 @@ fn committed_suite_loads_with_every_point_matched() {
     assert_eq!(fan2.points.len(), 32);
     assert_eq!(fan2.points[0].median_us, 1297.696);
     assert_eq!(
-        fan2.int_params(),
-        vec![("3".to_string(), 4096), ("4".to_string(), 0)]
+        fan2.launch_params(),
+        vec![("3".to_string(), 4096.into()), ("4".to_string(), 0.into())]
     );
     for k in &s.kernels {
         assert_eq!(

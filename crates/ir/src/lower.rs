@@ -184,6 +184,7 @@ fn flatten_function(
         l.params.push(Param {
             name: p.name.clone(),
             bytes: p.ty.size_bytes().unwrap_or(8).min(u64::from(u32::MAX)) as u32,
+            ty: p.ty.scalar,
             base,
         });
     }
