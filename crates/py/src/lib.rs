@@ -30,6 +30,31 @@ create_exception!(
     "PTX that does not parse; the message starts with file:line:column."
 );
 
+/// `LaunchError(Ptx2idgError, ValueError)`: a launch value the kernel cannot take. Both
+/// bases, so that `except ValueError` catches a bad argument as for any Python function, and
+/// `except Ptx2idgError` still catches every refusal of the library. `create_exception!` takes
+/// one base, so the class is made by calling `type` when the module loads.
+static LAUNCH_ERROR: pyo3::sync::GILOnceCell<Py<pyo3::types::PyType>> =
+    pyo3::sync::GILOnceCell::new();
+
+fn launch_error_type(py: Python<'_>) -> PyResult<&Py<pyo3::types::PyType>> {
+    LAUNCH_ERROR.get_or_try_init(py, || {
+        let bases = (py.get_type::<Ptx2idgError>(), py.get_type::<PyValueError>());
+        let attrs = pyo3::types::PyDict::new(py);
+        attrs.set_item(
+            "__doc__",
+            "A launch value the kernel cannot take (a parameter's type, width or name); both a \
+             Ptx2idgError and a ValueError.",
+        )?;
+        attrs.set_item("__module__", "ptx2idg")?;
+        py.get_type::<pyo3::types::PyType>()
+            .call1(("LaunchError", bases, attrs))?
+            .downcast_into::<pyo3::types::PyType>()
+            .map(Bound::unbind)
+            .map_err(PyErr::from)
+    })
+}
+
 /// An error of a library crate, rendered once for Python.
 enum Failure {
     Parse {
@@ -39,6 +64,8 @@ enum Failure {
         message: String,
     },
     Input(String),
+    /// A launch value the kernel cannot take, the message naming the argument.
+    Launch(String),
 }
 
 impl From<Failure> for PyErr {
@@ -51,6 +78,24 @@ impl From<Failure> for PyErr {
                 message,
             } => PtxError::new_err(format!("{file}:{line}:{col}: {message}")),
             Failure::Input(m) => Ptx2idgError::new_err(m),
+            Failure::Launch(m) => Python::with_gil(|py| match launch_error_type(py) {
+                Ok(t) => PyErr::from_type(t.bind(py).clone(), m),
+                Err(e) => e,
+            }),
+        }
+    }
+}
+
+/// A value of `params`, as the Python wrapper normalises it (an int in the i64 range or a
+/// float): extracted by Python type, so that an int is never read as a float.
+struct PyParam(ir::ParamValue);
+
+impl<'py> FromPyObject<'py> for PyParam {
+    fn extract_bound(v: &Bound<'py, PyAny>) -> PyResult<Self> {
+        if v.is_instance_of::<pyo3::types::PyInt>() {
+            Ok(PyParam(ir::ParamValue::Int(v.extract()?)))
+        } else {
+            Ok(PyParam(ir::ParamValue::Float(v.extract()?)))
         }
     }
 }
@@ -132,6 +177,9 @@ struct Front {
     src: String,
     kernel: Option<String>,
     launch: ir::Launch,
+    /// `(name or index, label)` of each parameter value: the label (`params['n']`) names the
+    /// argument in errors.
+    param_labels: Vec<(String, String)>,
     /// `(origin, text)` of every trips table or profiler export.
     trips: Vec<(String, String)>,
     invocation: Option<usize>,
@@ -205,7 +253,7 @@ impl Front {
             &opts,
             measured,
         )
-        .map_err(|e| input(&self.file, e))?;
+        .map_err(|e| self.front_failure(e))?;
         let mut notes = data.notes.clone();
         notes.extend(fe.trips.warnings.iter().map(|w| w.message.clone()));
         notes.extend(choice.map(|c| c.describe()));
@@ -219,6 +267,28 @@ impl Front {
     }
 }
 
+impl Front {
+    /// An error of the front end; one about a parameter value names the argument.
+    fn front_failure(&self, e: walk::FrontError) -> Failure {
+        use ir::IrError as E;
+        let given = match &e {
+            walk::FrontError::Ir(
+                E::ParamRange { given, .. }
+                | E::ParamType { given, .. }
+                | E::ParamTwice { second: given, .. }
+                | E::UnknownParam { param: given, .. },
+            ) => given,
+            _ => return input(&self.file, e),
+        };
+        let label = self.param_labels.iter().find(|(g, _)| g == given);
+        let value = self.launch.params.iter().find(|(g, _)| g == given);
+        match (label, value) {
+            (Some((_, label)), Some((_, v))) => Failure::Launch(format!("{label}={v}: {e}")),
+            _ => Failure::Launch(e.to_string()),
+        }
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn front(
     file: String,
@@ -226,7 +296,7 @@ fn front(
     kernel: Option<String>,
     grid: [u32; 3],
     block: [u32; 3],
-    params: Vec<(String, i64)>,
+    params: Vec<(String, String, PyParam)>,
     trips: Vec<(String, String)>,
     invocation: Option<usize>,
     unknown_branch: Option<&str>,
@@ -249,16 +319,21 @@ fn front(
         file,
         src,
         kernel,
+        param_labels: params
+            .iter()
+            .map(|(given, label, _)| (given.clone(), label.clone()))
+            .collect(),
         launch: ir::Launch {
             grid,
             block,
-            params,
+            params: params.into_iter().map(|(g, _, v)| (g, v.0)).collect(),
         },
         trips,
         invocation,
         unknown_branch,
         groups: match groups {
-            None | Some(0) => walk::Groups::Middle,
+            None => walk::Groups::Middle,
+            Some(0) => return Err(PyValueError::new_err("groups=0: expected a positive count")),
             Some(n) => walk::Groups::Count(n),
         },
     })
@@ -275,7 +350,7 @@ fn build_idg(
     kernel: Option<String>,
     grid: [u32; 3],
     block: [u32; 3],
-    params: Vec<(String, i64)>,
+    params: Vec<(String, String, PyParam)>,
     trips: Vec<(String, String)>,
     invocation: Option<usize>,
     unknown_branch: Option<&str>,
@@ -398,7 +473,7 @@ fn simulate(
     kernel: Option<String>,
     grid: [u32; 3],
     block: [u32; 3],
-    params: Vec<(String, i64)>,
+    params: Vec<(String, String, PyParam)>,
     trips: Vec<(String, String)>,
     invocation: Option<usize>,
     unknown_branch: Option<&str>,
@@ -505,7 +580,7 @@ fn models_table(
     kernel: Option<String>,
     grid: [u32; 3],
     block: [u32; 3],
-    params: Vec<(String, i64)>,
+    params: Vec<(String, String, PyParam)>,
     trips: Vec<(String, String)>,
     invocation: Option<usize>,
     unknown_branch: Option<&str>,
@@ -597,6 +672,7 @@ fn evaluate(
 fn _ptx2idg(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("Ptx2idgError", m.py().get_type::<Ptx2idgError>())?;
     m.add("PtxError", m.py().get_type::<PtxError>())?;
+    m.add("LaunchError", launch_error_type(m.py())?.bind(m.py()))?;
     m.add("SIMULATE_CSV_HEADER", sim::CSV_HEADER)?;
     m.add("MODELS_CSV_HEADER", ::models::CSV_HEADER)?;
     m.add_function(wrap_pyfunction!(kernels, m)?)?;
