@@ -138,6 +138,16 @@ pub enum IrError {
         first: String,
         second: String,
     },
+    #[error(
+        "kernel `{kernel}`: the .{space} array `{array}` (PTX line {line}) is larger than \
+         2^64 - 1 bytes: its element count times its element size overflows"
+    )]
+    ArraySize {
+        kernel: String,
+        array: String,
+        space: String,
+        line: u32,
+    },
     #[error("launch with an empty grid {grid:?} or block {block:?}")]
     EmptyLaunch { grid: [u32; 3], block: [u32; 3] },
     #[error("{file}: row {row}: kernel `{kernel}` has no loop `{loop_ref}`; loops: {}", known.join(", "))]

@@ -713,3 +713,75 @@ fn float_parameters_are_bound_as_their_bits() {
         assert!(err.contains(cause), "{param}: {err}");
     }
 }
+
+/// Arrays of 2^63 bytes or more: a size that overflows 64 bits is an error naming the array
+/// in every space (a `.shared` one counted as 0 bytes and ran), and static shared memory past
+/// 4 GiB is refused naming the bytes (it was read as 4294967295, "limited by SharedMemory").
+#[test]
+fn arrays_past_any_memory_are_refused_naming_them() {
+    let kernel = |global: &str, local: &str| {
+        format!(
+            "{HEAD}{global}\n.visible .entry k()\n{{\n .reg .b32 %r<3>;\n {local}\n \
+             mov.u32 %r1, %tid.x;\n ret;\n}}\n"
+        )
+    };
+    let cases = [
+        (
+            kernel("", ".shared .align 4 .b32 s[9223372036854775808];"),
+            "the .shared array `s` (line 8) is larger than 2^64 - 1 bytes",
+        ),
+        (
+            kernel("", ".shared .align 4 .b8 s[2][9223372036854775808];"),
+            "the .shared array `s` (line 8) is larger than 2^64 - 1 bytes",
+        ),
+        (
+            kernel(
+                "",
+                ".shared .align 8 .b8 a[9223372036854775808];\n \
+                 .shared .align 8 .b8 b[9223372036854775808];",
+            ),
+            "the .shared array `b` (line 9) is larger than 2^64 - 1 bytes",
+        ),
+        (
+            kernel("", ".shared .align 4 .b8 s[9223372036854775808];"),
+            "kernel `k`: 9223372036854775808 bytes of static shared memory per block, more than \
+             any SM holds",
+        ),
+        (
+            kernel("", ".local .align 4 .b32 l[9223372036854775808];"),
+            "the .local array `l` (PTX line 8) is larger than 2^64 - 1 bytes",
+        ),
+        (
+            kernel(".global .align 4 .b32 g[9223372036854775808];", ""),
+            "the .global array `g` (PTX line 4) is larger than 2^64 - 1 bytes",
+        ),
+    ];
+    for (i, (ptx, cause)) in cases.iter().enumerate() {
+        let p = write(&format!("huge_array_{i}.ptx"), ptx);
+        for command in ["simulate", "models"] {
+            refused(
+                &ptx2idg([
+                    command.as_ref(),
+                    p.as_os_str(),
+                    "--gpu".as_ref(),
+                    "h100".as_ref(),
+                ]),
+                cause,
+            );
+        }
+    }
+    // What an SM cannot hold but 32 bits can is the occupancy rules' refusal, in words.
+    let p = write(
+        "shared_past_the_sm.ptx",
+        &kernel("", ".shared .align 4 .b8 s[300000];"),
+    );
+    refused(
+        &ptx2idg([
+            "simulate".as_ref(),
+            p.as_os_str(),
+            "--gpu".as_ref(),
+            "h100".as_ref(),
+        ]),
+        "300000 shared bytes cannot run on hopper-h100 (limited by shared memory)",
+    );
+}

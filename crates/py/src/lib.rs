@@ -149,7 +149,7 @@ fn kernels(file: &str, src: &str) -> PyResult<String> {
     let module = parse(file, src)?;
     let list: Vec<serde_json::Value> = module
         .kernels()
-        .map(|f| {
+        .map(|f| -> PyResult<serde_json::Value> {
             let mut v = serde_json::json!({
                 "name": f.name,
                 "demangled": profile::names::demangle(&f.name),
@@ -159,14 +159,14 @@ fn kernels(file: &str, src: &str) -> PyResult<String> {
                 serde_json::to_value(ptx::kernel_summary(f)),
             ) {
                 o.extend(s);
-                o.insert(
-                    "shared_bytes".into(),
-                    module.static_shared_bytes(&f.name).unwrap_or(0).into(),
-                );
+                let shared = module
+                    .static_shared_bytes(&f.name)
+                    .map_err(|e| PyErr::from(input(file, format!("kernel `{}`: {e}", f.name))))?;
+                o.insert("shared_bytes".into(), shared.unwrap_or(0).into());
             }
-            v
+            Ok(v)
         })
-        .collect();
+        .collect::<PyResult<_>>()?;
     Ok(serde_json::Value::Array(list).to_string())
 }
 
@@ -189,7 +189,7 @@ struct Front {
 
 struct Built {
     idgs: ::idg::KernelIdgs,
-    static_shared: u64,
+    static_shared: u32,
     metrics: Option<gpu::GMetrics>,
     traffic: Option<gpu::Traffic>,
     notes: Vec<String>,
@@ -258,7 +258,10 @@ impl Front {
         notes.extend(fe.trips.warnings.iter().map(|w| w.message.clone()));
         notes.extend(choice.map(|c| c.describe()));
         Ok(Built {
-            static_shared: module.static_shared_bytes(&entry).unwrap_or(0),
+            static_shared: module
+                .static_shared_bytes(&entry)
+                .map_err(|e| input(&self.file, format!("kernel `{entry}`: {e}")))?
+                .unwrap_or(0),
             metrics: data.launch(&entry, inv).map(gpu::GMetrics::from_launch),
             traffic: data.launch(&entry, inv).map(gpu::Traffic::from_launch),
             idgs: fe.built.idgs,
@@ -525,8 +528,7 @@ fn simulate(
         notes.extend(warnings.iter().map(ToString::to_string));
         let launch = sim::Launch {
             regs_per_thread: regs,
-            shared_bytes_per_block: shared
-                .unwrap_or(u32::try_from(b.static_shared).unwrap_or(u32::MAX)),
+            shared_bytes_per_block: shared.unwrap_or(b.static_shared),
             blocks_per_sm: None,
         };
         let axis = match axis {
