@@ -412,6 +412,12 @@ impl ModelSwitches {
         window: Option<u32>,
         mapper_g: bool,
     ) -> PyResult<ModelSwitches> {
+        // The CLI's --window bound: a window of a million allocated about 15 GB.
+        if let Some(w) = window.filter(|w| !(1..=1024).contains(w)) {
+            return Err(PyValueError::new_err(format!(
+                "window={w}: expected 1 to 1024 instructions"
+            )));
+        }
         Ok(ModelSwitches {
             scheduler: match scheduler {
                 None => None,

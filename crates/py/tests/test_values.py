@@ -98,6 +98,10 @@ def test_parameter_values_their_type_cannot_hold_are_refused(params, message):
     (lambda: ptx2idg.simulate(GAUSSIAN, kernel="fan2", regs=-1), r"regs=-1"),
     (lambda: ptx2idg.simulate(GAUSSIAN, kernel="fan2", shared=2**33), r"shared=8589934592"),
     (lambda: ptx2idg.simulate(GAUSSIAN, kernel="fan2", window=2**32), r"window=4294967296"),
+    # Within 32 bits but past the CLI's --window bound (a million allocated about 15 GB).
+    (lambda: ptx2idg.simulate(GAUSSIAN, kernel="fan2", window=10**6),
+     r"window=1000000: expected 1 to 1024"),
+    (lambda: ptx2idg.simulate(GAUSSIAN, kernel="fan2", window=0), r"window=0: expected 1 to 1024"),
     (lambda: ptx2idg.simulate(GAUSSIAN, kernel="fan2", occupancy=(1, 2**32)),
      r"occupancy=4294967296"),
     (lambda: ptx2idg.simulate(GAUSSIAN, kernel="fan2", occupancy=(1.5, 8)), r"occupancy=1.5"),
