@@ -95,8 +95,11 @@ fn sweep_kernel(module: &ptx::ast::Module, entry: &str, profile: &gpu::GpuProfil
     let costs = sim::costs_from_timing(&timings);
     let launch = sim::Launch {
         regs_per_thread: 32,
-        shared_bytes_per_block: u32::try_from(module.static_shared_bytes(entry).unwrap_or(0))
-            .unwrap_or(u32::MAX),
+        shared_bytes_per_block: module
+            .static_shared_bytes(entry)
+            .ok()
+            .flatten()
+            .expect("a bundled kernel's static shared memory"),
         blocks_per_sm: Some(1),
     };
     let occ = launch.occupancy(&idgs, profile);

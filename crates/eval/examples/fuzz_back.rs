@@ -1,6 +1,7 @@
 //! Robustness run past the front end:
 //! `cargo run --release -p eval --example fuzz_back -- TARGET [COUNT] [SEED]`, TARGET one of
-//! `map`, `sim`, `gpu`, `suite`, `idg`, `patho` or `all` (COUNT inputs each).
+//! `map`, `sim`, `gpu`, `suite`, `idg`, `patho`, `launch`, `manifest` or `all` (COUNT inputs
+//! each).
 //!
 //! - `map`: mutated samples (`ptx_samples/`) through the front end and mappers f and g, with
 //!   profiler metrics drawn from numeric extremes;
@@ -11,7 +12,15 @@
 //! - `idg`: mutated IDG JSON (the samples' IDGs and the JSON examples in `docs/`), each one
 //!   that reads back also mapped and simulated;
 //! - `patho`: generated PTX at extremes of depth (nested loops, scopes, call chains), width
-//!   (branches, registers), size and numeric bounds, through the front end and the simulator.
+//!   (branches, registers), size and numeric bounds, through the front end and the simulator;
+//! - `launch`: random launches of the samples (grid and block dimensions up to 2^32 - 1,
+//!   parameter values of every kind in text: integers past every width, floats, `inf`,
+//!   names and indices that do not exist, a parameter twice; walked group counts and lookahead
+//!   windows past the limits), the spec text byte-mutated at times, read as the CLI reads it,
+//!   then walked and simulated;
+//! - `manifest`: generated one-kernel `suite.toml` manifests (keys of the wrong type, missing
+//!   or repeated, parameter indices twice, `..` and absolute paths, values at the numeric
+//!   extremes of each key, floats for integer parameters), loaded beside the real data files.
 //!
 //! Deterministic for a seed. A panic is caught, counted and its input written under
 //! `target/fuzz-findings/`; the run fails at the end if any input panicked. The slowest input
@@ -264,8 +273,253 @@ fn input(target: &str, c: &Corpus, rng: &mut Rng) -> String {
         "suite" => mutated(&c.suite_toml, rng),
         "idg" => mutated(pick(&c.idg_json, rng), rng),
         "patho" => pathological(rng),
+        "launch" => launch_spec(c, rng),
+        "manifest" => manifest(c, rng),
         other => panic!("unknown target `{other}`"),
     }
+}
+
+/// Text for a launch value: every numeric extreme, floats, and what is not a number.
+const LAUNCH_VALUES: [&str; 24] = [
+    "0",
+    "1",
+    "-1",
+    "32",
+    "1024",
+    "1025",
+    "65535",
+    "65536",
+    "2147483647",
+    "2147483648",
+    "4294967295",
+    "4294967296",
+    "9223372036854775807",
+    "-9223372036854775808",
+    "18446744073709551615",
+    "0xffffffff",
+    "1.5",
+    "-2e-3",
+    "1e39",
+    "1e308",
+    "inf",
+    "NaN",
+    "4.0",
+    "x",
+];
+
+/// A launch of a sample as text, one setting a line (`ptx N`, `grid X,Y,Z`, `block X,Y,Z`,
+/// `param NAME=VALUE`, `groups N`, `window N`), byte-mutated one time in four.
+fn launch_spec(c: &Corpus, rng: &mut Rng) -> String {
+    let v = |rng: &mut Rng| LAUNCH_VALUES[rng.below(LAUNCH_VALUES.len())];
+    let small = |rng: &mut Rng| ["1", "2", "8", "32", "64"][rng.below(5)];
+    let dim = |rng: &mut Rng, small_only: bool| {
+        let n = 1 + rng.below(3);
+        (0..n)
+            .map(|_| {
+                if small_only || rng.below(3) > 0 {
+                    small(rng)
+                } else {
+                    v(rng)
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let mut s = format!("ptx {}\n", rng.below(c.ptx.len().max(1)));
+    for what in ["grid", "block"] {
+        let small_only = rng.below(2) == 0;
+        s += &format!("{what} {}\n", dim(rng, small_only));
+    }
+    for _ in 0..rng.below(5) {
+        let name = match rng.below(4) {
+            0 => rng.below(12).to_string(),
+            1 => "no_such_param".to_string(),
+            _ => rng.below(4).to_string(),
+        };
+        let value = if rng.below(2) == 0 {
+            ["0", "1", "16", "4096", "1.5"][rng.below(5)]
+        } else {
+            v(rng)
+        };
+        s += &format!("param {name}={value}\n");
+    }
+    if rng.below(2) == 0 {
+        s += &format!(
+            "groups {}\n",
+            ["1", "64", "4096", "4097", "65536", "all", "0"][rng.below(7)]
+        );
+    }
+    if rng.below(2) == 0 {
+        s += &format!("window {}\n", v(rng));
+    }
+    if rng.below(4) == 0 {
+        mutated(&s, rng)
+    } else {
+        s
+    }
+}
+
+/// A launch spec read as the CLI reads one (its value checks are the library's:
+/// `ir::Launch::check_dims`, `ir::ParamValue::parse`, the walk's group limit and the
+/// lookahead window of at most 1024); walked, and simulated when it builds.
+fn drive_launch(text: &str, c: &Corpus, rng: &mut Rng) -> bool {
+    let dims = |v: &str| -> Option<[u32; 3]> {
+        let mut d = [1u32; 3];
+        let parts: Vec<&str> = v.split(',').collect();
+        if parts.len() > 3 {
+            return None;
+        }
+        for (i, p) in parts.iter().enumerate() {
+            d[i] = p.trim().parse().ok().filter(|x| *x > 0)?;
+        }
+        Some(d)
+    };
+    let (mut ptx, mut grid, mut block) = (0usize, [1u32; 3], [32u32, 1, 1]);
+    let (mut params, mut groups, mut window) = (Vec::new(), walk::Groups::Middle, 4u32);
+    for line in text.lines() {
+        let Some((key, value)) = line.split_once(' ') else {
+            return false;
+        };
+        match key {
+            "ptx" => ptx = value.parse().unwrap_or(0),
+            "grid" => match dims(value) {
+                Some(d) => grid = d,
+                None => return false,
+            },
+            "block" => match dims(value) {
+                Some(d) => block = d,
+                None => return false,
+            },
+            "param" => {
+                let Some((n, v)) = value.split_once('=') else {
+                    return false;
+                };
+                match ir::ParamValue::parse(v) {
+                    Ok(v) => params.push((n.to_string(), v)),
+                    Err(_) => return false,
+                }
+            }
+            "groups" => {
+                groups = match value {
+                    "all" => walk::Groups::All,
+                    n => match n.parse::<u64>() {
+                        Ok(n) if n > 0 => walk::Groups::Count(n),
+                        _ => return false,
+                    },
+                }
+            }
+            "window" => match value.parse::<u32>() {
+                Ok(w) if (1..=1024).contains(&w) => window = w,
+                _ => return false,
+            },
+            _ => return false,
+        }
+    }
+    if ir::Launch::check_dims(grid, block).is_err() {
+        return false;
+    }
+    let Some(text) = c.ptx.get(ptx % c.ptx.len().max(1)) else {
+        return false;
+    };
+    let Ok(module) = ptx::parse(text) else {
+        return false;
+    };
+    let names: Vec<String> = module.kernels().map(|f| f.name.clone()).collect();
+    let Some(name) = names.get(rng.below(names.len().max(1))) else {
+        return false;
+    };
+    let launch = ir::Launch {
+        grid,
+        block,
+        params,
+    };
+    let opts = walk::Options {
+        max_inlined: 50_000,
+        max_idg_nodes: 200_000,
+        groups,
+        ..walk::Options::default()
+    };
+    let inputs = ir::TripInputs {
+        explicit: &[],
+        profile: None,
+    };
+    let Ok(fe) = walk::front_end(&module, name, &launch, &inputs, &opts) else {
+        return false;
+    };
+    let gpu = profile(rng);
+    let (timings, _) = gpu::map_kernel(&fe.built.idgs, &gpu, None);
+    let shared = module.static_shared_bytes(name).ok().flatten().unwrap_or(0);
+    let sim_launch = sim::Launch {
+        regs_per_thread: [16, 32, 255][rng.below(3)],
+        shared_bytes_per_block: shared,
+        blocks_per_sm: None,
+    };
+    let opts = sim::SimOptions {
+        max_simulated: 200_000,
+        ..sim::ModelConfig {
+            window,
+            ..sim::ModelConfig::validated(&gpu)
+        }
+        .sim_options()
+    };
+    let _ = sim::simulate_idgs(&fe.built.idgs, &timings, &gpu, &sim_launch, &opts);
+    true
+}
+
+/// A one-kernel manifest generated from the Rodinia one: up to two of its lines dropped,
+/// repeated (a key or a `[[kernel.param]]` twice) or given a value of another type or at an
+/// extreme; a file at times named with `..` or an absolute path.
+fn manifest(c: &Corpus, rng: &mut Rng) -> String {
+    const VALUES: [&str; 16] = [
+        "0",
+        "-1",
+        "1",
+        "4294967295",
+        "4294967296",
+        "9223372036854775807",
+        "-9223372036854775808",
+        "1.5",
+        "1e39",
+        "nan",
+        "inf",
+        "\"4096\"",
+        "true",
+        "[1, 2, 3]",
+        "{}",
+        "\"../heldout/a_dgemm.ptx\"",
+    ];
+    let lines: Vec<&str> = c.suite_toml.lines().collect();
+    // One or two lines changed (one manifest in eight unchanged), so most still read and the
+    // later checks are reached.
+    let edits: Vec<usize> = (0..rng.below(3))
+        .map(|_| rng.below(lines.len().max(1)))
+        .collect();
+    let mut out = String::new();
+    for (i, line) in lines.iter().enumerate() {
+        let action = if edits.contains(&i) { rng.below(4) } else { 4 };
+        match (line.split_once(" = "), action) {
+            (Some(_), 0) => {}
+            (Some((k, _)), 1) => out += &format!("{k} = {}\n", VALUES[rng.below(VALUES.len())]),
+            (Some((k, _)), 2) if k == "ptx" || k == "ncu" || k == "timings" || k == "env" => {
+                out += &format!(
+                    "{k} = \"{}\"\n",
+                    [
+                        "../rodinia/gaussian.ptx",
+                        "/etc/hostname",
+                        "./data/../gaussian.ptx",
+                        ""
+                    ][rng.below(4)]
+                );
+            }
+            (_, 3) => {
+                out += &format!("{line}\n{line}\n");
+            }
+            _ => {
+                out += &format!("{line}\n");
+            }
+        }
+    }
+    out
 }
 
 /// Runs one input of `target`; true if it got past the reader or front end.
@@ -306,6 +560,11 @@ fn drive(target: &str, text: &str, c: &Corpus, rng: &mut Rng) -> bool {
                 simulate(k, &profile(rng), rng);
             }
             k.is_ok()
+        }
+        "launch" => drive_launch(text, c, rng),
+        "manifest" => {
+            let _ = std::fs::write(c.suite.join("suite.toml"), text);
+            eval::suite::load(&c.suite, &[]).is_ok()
         }
         other => panic!("unknown target `{other}`"),
     }
@@ -469,7 +728,9 @@ fn main() {
     std::panic::set_hook(Box::new(|_| {}));
     let c = corpus();
     let targets: Vec<&str> = match target.as_str() {
-        "all" => vec!["map", "sim", "gpu", "suite", "idg", "patho"],
+        "all" => vec![
+            "map", "sim", "gpu", "suite", "idg", "patho", "launch", "manifest",
+        ],
         t => vec![t],
     };
     let panics: u64 = targets.iter().map(|t| run(t, count, seed, &c)).sum();

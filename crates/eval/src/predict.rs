@@ -420,7 +420,7 @@ pub fn build_graphs(
     let launch = ir::Launch {
         grid: case.spec.grid,
         block: case.spec.block,
-        params: case.int_params(),
+        params: case.launch_params(),
     }
     .bind(&kernel)
     .map_err(|e| kerr("binding the launch", e.to_string()))?;

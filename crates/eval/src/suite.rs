@@ -97,20 +97,22 @@ pub struct KernelCase {
     pub points: Vec<MeasuredPoint>,
 }
 
-/// Parameter types whose values the walk reads (integers); the suite checks their values are.
-const INTEGER_PARAMS: [&str; 4] = ["s32", "u32", "s64", "u64"];
-
 impl KernelCase {
-    /// Integer kernel parameters as `(index, value)` for `ir::Launch`. Pointers and floats stay
-    /// symbolic: the walk only needs integers to decide trip counts and branches.
-    pub fn int_params(&self) -> Vec<(String, i64)> {
+    /// The parameters given a value, as `(index, value)` for `ir::Launch`, which binds each
+    /// by its PTX type (a float parameter as its IEEE bits). Pointers have no value and stay
+    /// symbolic.
+    pub fn launch_params(&self) -> Vec<(String, ir::ParamValue)> {
         self.spec
             .params
             .iter()
-            .filter(|p| INTEGER_PARAMS.contains(&p.ty.as_str()))
-            .filter_map(|p| match p.value {
-                Some(toml::Value::Integer(v)) => Some((p.index.to_string(), v)),
-                _ => None,
+            .filter_map(|p| {
+                let v = match p.value {
+                    Some(toml::Value::Integer(v)) => ir::ParamValue::Int(v),
+                    Some(toml::Value::Float(v)) => ir::ParamValue::Float(v),
+                    // Refused by validation.
+                    _ => return None,
+                };
+                Some((p.index.to_string(), v))
             })
             .collect()
     }
@@ -270,23 +272,7 @@ fn validate_spec(spec: &KernelSpec, file: &str) -> Result<(), EvalError> {
                 format!("{} twice (parameter `{}`)", p.index, p.name),
             ));
         }
-        let integer = INTEGER_PARAMS.contains(&p.ty.as_str());
-        match &p.value {
-            None | Some(toml::Value::Integer(_)) => {}
-            Some(toml::Value::Float(_)) if !integer => {}
-            Some(v) => {
-                return Err(key(
-                    "param.value",
-                    format!(
-                        "{v} for parameter {} (`{}`, {}): expected {}",
-                        p.index,
-                        p.name,
-                        p.ty,
-                        if integer { "an integer" } else { "a number" }
-                    ),
-                ))
-            }
-        }
+        check_param(p).map_err(|m| key(m.0, m.1))?;
     }
     if spec.points.is_empty() {
         return Err(key("point", "no measured points".into()));
@@ -309,6 +295,56 @@ fn validate_spec(spec: &KernelSpec, file: &str) -> Result<(), EvalError> {
                 ),
             ));
         }
+    }
+    Ok(())
+}
+
+/// Whether a `[[kernel.param]]`'s type is one a kernel parameter has, and its value one the
+/// type holds, as binding the launch will check against the PTX (`ir::param`): so that a
+/// wrong value is refused when the suite loads, naming the kernel and key. Err: the key and
+/// the cause.
+fn check_param(p: &ParamSpec) -> Result<(), (&'static str, String)> {
+    let what = |v: &dyn std::fmt::Display| {
+        format!("{v} for parameter {} (`{}`, {})", p.index, p.name, p.ty)
+    };
+    // A pointer is a buffer the walk keeps symbolic: `ptr` takes no value.
+    let ty = match p.ty.as_str() {
+        "ptr" => None,
+        t => Some(ptx::ast::ScalarType::from_name(t).ok_or_else(|| {
+            (
+                "param.type",
+                format!(
+                    "`{t}` for parameter {} (`{}`): expected ptr or a PTX scalar type (s32, \
+                     u32, s64, u64, f32, ...)",
+                    p.index, p.name
+                ),
+            )
+        })?),
+    };
+    let Some(v) = &p.value else {
+        return Ok(());
+    };
+    let value = match (v, ty) {
+        (toml::Value::Integer(i), Some(_)) => ir::ParamValue::Int(*i),
+        (toml::Value::Float(f), Some(_)) => ir::ParamValue::Float(*f),
+        (v, None) => {
+            return Err((
+                "param.value",
+                format!("{}: a pointer takes no value", what(v)),
+            ))
+        }
+        (v, Some(t)) => {
+            let expected = if t.is_float() {
+                "a number"
+            } else {
+                "an integer"
+            };
+            return Err(("param.value", format!("{}: expected {expected}", what(v))));
+        }
+    };
+    if let Some(t) = ty {
+        ir::param::param_bits(ir::ParamKind::of(t, t.bytes()), t, value)
+            .map_err(|m| ("param.value", format!("{}: {m}", what(&value))))?;
     }
     Ok(())
 }

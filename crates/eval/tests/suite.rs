@@ -30,8 +30,8 @@ fn committed_suite_loads_with_every_point_matched() {
     assert_eq!(fan2.points.len(), 32);
     assert_eq!(fan2.points[0].median_us, 1297.696);
     assert_eq!(
-        fan2.int_params(),
-        vec![("3".to_string(), 4096), ("4".to_string(), 0)]
+        fan2.launch_params(),
+        vec![("3".to_string(), 4096.into()), ("4".to_string(), 0.into())]
     );
     for k in &s.kernels {
         assert_eq!(
@@ -202,13 +202,11 @@ fn static_shared_memory_from_ptx_matches_the_runtime() {
     let mut with_shared = 0;
     for case in &s.kernels {
         let module = ptx::parse(&case.ptx).unwrap();
-        let bytes = module.static_shared_bytes(&case.spec.entry).unwrap();
-        assert_eq!(
-            bytes,
-            u64::from(case.spec.static_smem_bytes),
-            "{}",
-            case.spec.id
-        );
+        let bytes = module
+            .static_shared_bytes(&case.spec.entry)
+            .unwrap()
+            .unwrap();
+        assert_eq!(bytes, case.spec.static_smem_bytes, "{}", case.spec.id);
         with_shared += usize::from(bytes > 0);
     }
     assert!(

@@ -78,7 +78,7 @@ fn rows() -> Vec<Row> {
                     .map(|p| {
                         (
                             p["index"].as_integer().unwrap().to_string(),
-                            p["value"].as_integer().unwrap(),
+                            p["value"].as_integer().unwrap().into(),
                         )
                     })
                     .collect()

@@ -105,7 +105,7 @@ fn launches() -> Vec<SampleLaunch> {
             .and_then(|p| p.as_table())
             .map(|t| {
                 t.iter()
-                    .map(|(k, v)| (k.clone(), v.as_integer().unwrap()))
+                    .map(|(k, v)| (k.clone(), v.as_integer().unwrap().into()))
                     .collect()
             })
             .unwrap_or_default();
@@ -137,7 +137,7 @@ fn launches() -> Vec<SampleLaunch> {
                     .map(|p| {
                         (
                             p["index"].as_integer().unwrap().to_string(),
-                            p["value"].as_integer().unwrap(),
+                            p["value"].as_integer().unwrap().into(),
                         )
                     })
                     .collect()

@@ -16,7 +16,7 @@ fn bench(c: &mut Criterion) {
     let launch = ir::Launch {
         grid: [64, 1, 1],
         block: [32, 1, 1],
-        params: vec![("1".into(), 2048), ("2".into(), 0)],
+        params: vec![("1".into(), 2048.into()), ("2".into(), 0.into())],
     }
     .bind(&k)
     .expect("binds");
@@ -36,7 +36,7 @@ fn bench(c: &mut Criterion) {
     let gl = ir::Launch {
         grid: [4, 1, 1],
         block: [1024, 1, 1],
-        params: vec![("3".into(), 1_000_000)],
+        params: vec![("3".into(), 1_000_000.into())],
     }
     .bind(&g)
     .expect("binds");

@@ -105,15 +105,48 @@ pub enum IrError {
     },
     #[error(
         "parameter `{param}` of kernel `{kernel}` is {bits} bits wide: {value} does not fit \
-         (give {min} to {max}; negative values and bit patterns up to {max} are both accepted)"
+         (give {} to {}; negative values and bit patterns up to the larger are both accepted)",
+        crate::param::bits_min(*.bits),
+        crate::param::bits_max(*.bits)
     )]
     ParamRange {
         kernel: String,
         param: String,
+        /// The parameter's name or index as the launch gave it.
+        given: String,
         value: i64,
         bits: u8,
-        min: i128,
-        max: i128,
+    },
+    #[error("parameter `{param}` of kernel `{kernel}` is .{ty}: {why}")]
+    ParamType {
+        kernel: String,
+        param: String,
+        /// The parameter's name or index as the launch gave it.
+        given: String,
+        /// The PTX type.
+        ty: String,
+        /// What is wrong with the value, naming it.
+        why: String,
+    },
+    #[error(
+        "parameter `{param}` of kernel `{kernel}` is given two values (as `{first}` and as \
+         `{second}`); give one"
+    )]
+    ParamTwice {
+        kernel: String,
+        param: String,
+        first: String,
+        second: String,
+    },
+    #[error(
+        "kernel `{kernel}`: the .{space} array `{array}` (PTX line {line}) is larger than \
+         2^64 - 1 bytes: its element count times its element size overflows"
+    )]
+    ArraySize {
+        kernel: String,
+        array: String,
+        space: String,
+        line: u32,
     },
     #[error("launch with an empty grid {grid:?} or block {block:?}")]
     EmptyLaunch { grid: [u32; 3], block: [u32; 3] },

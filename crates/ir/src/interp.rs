@@ -20,6 +20,7 @@
 use crate::error::IrError;
 use crate::ids::{BaseId, RegId};
 use crate::kernel::{AddrBase, Guard, Inst, Kernel, Operand, Special};
+use crate::param::{param_bits, ParamKind, ParamMisfit, ParamValue};
 use crate::sem::{BoolOp, IntTy, MulMode, Sem};
 use serde::Serialize;
 
@@ -44,12 +45,13 @@ pub struct AbstractAddr {
 }
 
 /// A kernel launch: grid and block sizes plus values of scalar parameters.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Launch {
     pub grid: [u32; 3],
     pub block: [u32; 3],
-    /// `(name or decimal index, value)` as given by the user (`--param NAME=VALUE`).
-    pub params: Vec<(String, i64)>,
+    /// `(name or decimal index, value)` as given by the user (`--param NAME=VALUE`); bound
+    /// by the parameter's PTX type ([`crate::param`]).
+    pub params: Vec<(String, ParamValue)>,
 }
 
 impl Default for Launch {
@@ -92,6 +94,10 @@ impl Launch {
 
     /// Resolves parameter names against `kernel`. Parameters given no value read as their
     /// symbolic base (a pointer) — index math on them stays affine, comparisons are unknown.
+    /// A value is bound as the bits of the parameter's type, an integer as a signed number
+    /// or an unsigned bit pattern of its width, a float as its IEEE bits
+    /// ([`crate::param::param_bits`]); one the type cannot hold as given is an error naming
+    /// the parameter, its type and the value.
     pub fn bind(&self, kernel: &Kernel) -> Result<BoundLaunch, IrError> {
         let mut params: Vec<Value> = kernel
             .params
@@ -101,6 +107,9 @@ impl Launch {
                 offset: 0,
             })
             .collect();
+        // Which launch entry gave each parameter its value: a second one is an error (one
+        // would silently win).
+        let mut given: Vec<Option<&str>> = vec![None; kernel.params.len()];
         for (name, v) in &self.params {
             let i = kernel
                 .param_index(name)
@@ -109,25 +118,37 @@ impl Launch {
                     param: name.clone(),
                     known: kernel.params.iter().map(|p| p.name.clone()).collect(),
                 })?;
-            let bits = (kernel.params[i].bytes * 8).clamp(8, 64) as u8;
-            // The value as a signed number or as an unsigned bit pattern of the parameter's
-            // width; anything wider would wrap without a word (4294967306 as a .u32 is 10).
-            let (min, max) = (-(1i128 << (bits - 1)), (1i128 << bits) - 1);
-            if !(min..=max).contains(&i128::from(*v)) {
-                return Err(IrError::ParamRange {
+            let p = &kernel.params[i];
+            if let Some(first) = given[i].replace(name) {
+                return Err(IrError::ParamTwice {
                     kernel: kernel.name.clone(),
-                    param: kernel.params[i].name.clone(),
-                    value: *v,
-                    bits,
-                    min,
-                    max,
+                    param: p.name.clone(),
+                    first: first.to_string(),
+                    second: name.clone(),
                 });
             }
-            let ty = IntTy {
-                bits,
-                signed: false,
-            };
-            params[i] = Value::Int(ty.wrap(*v as u64));
+            let kind = ParamKind::of(p.ty, p.bytes);
+            let bits = param_bits(kind, p.ty, *v).map_err(|m| match m {
+                ParamMisfit::Range { bits } => IrError::ParamRange {
+                    kernel: kernel.name.clone(),
+                    param: p.name.clone(),
+                    given: name.clone(),
+                    value: match v {
+                        ParamValue::Int(v) => *v,
+                        // Floats never fail the width check.
+                        ParamValue::Float(_) => 0,
+                    },
+                    bits,
+                },
+                ParamMisfit::Value(why) => IrError::ParamType {
+                    kernel: kernel.name.clone(),
+                    param: p.name.clone(),
+                    given: name.clone(),
+                    ty: p.ty.to_string(),
+                    why,
+                },
+            })?;
+            params[i] = Value::Int(bits);
         }
         if self.grid.contains(&0) || self.block.contains(&0) {
             return Err(IrError::EmptyLaunch {

@@ -260,6 +260,8 @@ pub struct Param {
     pub name: String,
     /// Size in bytes of the parameter's type.
     pub bytes: u32,
+    /// The PTX scalar type (of each element, for an array): how a launch value is bound.
+    pub ty: ptx::ast::ScalarType,
     /// The symbolic base standing for this parameter's value when it is used as a pointer.
     pub base: BaseId,
 }

@@ -25,6 +25,7 @@ pub mod kernel;
 pub mod loops;
 pub mod lower;
 pub mod names;
+pub mod param;
 pub mod render;
 pub mod sem;
 pub mod trips;
@@ -49,6 +50,7 @@ pub use lower::{
     lower_all, lower_kernel, lower_kernel_owned, lower_kernel_with_budget, DEFAULT_INLINE_BUDGET,
     MAX_CALL_DEPTH,
 };
+pub use param::{ParamKind, ParamValue};
 pub use sem::{Cmp, IntTy, Sem};
 pub use trips::{
     entry_state, entry_states, resolve_trips, ExplicitTrip, LoopTrip, ProfileEvidence, TripInputs,

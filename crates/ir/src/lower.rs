@@ -184,10 +184,12 @@ fn flatten_function(
         l.params.push(Param {
             name: p.name.clone(),
             bytes: p.ty.size_bytes().unwrap_or(8).min(u64::from(u32::MAX)) as u32,
+            ty: p.ty.scalar,
             base,
         });
     }
     for g in module.globals() {
+        l.check_size(g)?;
         let b = l.new_base(
             g.name.clone(),
             BaseKind::Var {
@@ -225,7 +227,7 @@ fn flatten_function(
             callee,
         });
     }
-    l.declare(&mut scope, body);
+    l.declare(&mut scope, body)?;
     l.flatten(&scope, body)?;
     Ok(Flattened {
         name: f.name.clone(),
@@ -442,10 +444,11 @@ impl<'m> Lowerer<'m> {
     }
 
     /// Registers the variables declared anywhere in a body.
-    fn declare(&mut self, scope: &mut Scope, body: &[ast::Statement]) {
+    fn declare(&mut self, scope: &mut Scope, body: &[ast::Statement]) -> Result<(), IrError> {
         let mut decls = Vec::new();
         collect_decls(body, &mut decls);
         for v in decls {
+            self.check_size(v)?;
             if is_param_space(v.space) {
                 scope.slots.push(v.name.clone());
             } else {
@@ -458,6 +461,21 @@ impl<'m> Lowerer<'m> {
                 scope.locals.insert(v.name.clone(), b);
             }
         }
+        Ok(())
+    }
+
+    /// A declaration whose size overflows 64 bits describes no memory: it was counted as 0
+    /// bytes (static shared memory) or not at all.
+    fn check_size(&self, v: &ast::VarDecl) -> Result<(), IrError> {
+        if v.ty.size_overflows() {
+            return Err(IrError::ArraySize {
+                kernel: self.kernel.name.clone(),
+                array: v.name.clone(),
+                space: v.space.as_str().to_string(),
+                line: v.span.line,
+            });
+        }
+        Ok(())
     }
 
     fn err_unsupported(&self, what: String, line: u32) -> IrError {
@@ -638,7 +656,7 @@ impl<'m> Lowerer<'m> {
             locals: HashMap::new(),
             chain,
         };
-        self.declare(&mut inner, body);
+        self.declare(&mut inner, body)?;
         let saved_loc = self.loc;
         self.flatten(&inner, body)?;
         self.loc = saved_loc;

@@ -892,7 +892,7 @@ mod tests {
         let launch = Launch {
             grid: [2, 1, 1],
             block: [96, 1, 1],
-            params: vec![("n".into(), 11)],
+            params: vec![("n".into(), 11.into())],
         }
         .bind(&k)
         .unwrap();

@@ -82,7 +82,7 @@ fn loop_forest_and_static_trips_per_thread() {
     let launch = Launch {
         grid: [1, 1, 1],
         block: [64, 1, 1],
-        params: vec![("counted_param_0".into(), 10)],
+        params: vec![("counted_param_0".into(), 10.into())],
     }
     .bind(&k)
     .unwrap();
@@ -104,7 +104,7 @@ fn loop_forest_and_static_trips_per_thread() {
     let by_index = Launch {
         grid: [1, 1, 1],
         block: [1, 1, 1],
-        params: vec![("0".into(), 3)],
+        params: vec![("0".into(), 3.into())],
     };
     assert_eq!(by_index.bind(&k).unwrap().params[0], Value::Int(3));
 }
@@ -141,7 +141,7 @@ fn grid_stride_trips_differ_per_thread() {
     let launch = Launch {
         grid: [2, 1, 1],
         block: [32, 1, 1],
-        params: vec![("stride_param_0".into(), 100)],
+        params: vec![("stride_param_0".into(), 100.into())],
     }
     .bind(&k)
     .unwrap();
@@ -161,7 +161,7 @@ fn warp_state_evaluates_lanes() {
     let launch = Launch {
         grid: [2, 1, 1],
         block: [40, 1, 1],
-        params: vec![("0".into(), 70)],
+        params: vec![("0".into(), 70.into())],
     }
     .bind(&k)
     .unwrap();
@@ -270,7 +270,7 @@ fn calls_are_inlined_with_explicit_param_slots() {
     let launch = Launch {
         grid: [1, 1, 1],
         block: [1, 1, 1],
-        params: vec![("caller_param_0".into(), 7)],
+        params: vec![("caller_param_0".into(), 7.into())],
     }
     .bind(&k)
     .unwrap();

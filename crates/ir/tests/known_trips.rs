@@ -36,7 +36,10 @@ fn case(
     let launch = ir::Launch {
         grid,
         block,
-        params: params.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
+        params: params
+            .iter()
+            .map(|(n, v)| (n.to_string(), (*v).into()))
+            .collect(),
     }
     .bind(&kernel)
     .expect("launch binds");

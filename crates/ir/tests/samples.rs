@@ -76,7 +76,7 @@ fn nested_loops_json_and_dot() {
     let launch = ir::Launch {
         grid: [4, 1, 1],
         block: [128, 1, 1],
-        params: vec![("2".into(), 16), ("3".into(), 8)],
+        params: vec![("2".into(), 16.into()), ("3".into(), 8.into())],
     }
     .bind(&kernel)
     .expect("binds");

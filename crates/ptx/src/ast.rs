@@ -980,6 +980,27 @@ impl VarType {
         }
         Some(n)
     }
+
+    /// Whether every dimension is known and the size is past 2^64 − 1 bytes (an element count
+    /// times the element size that overflows): such a declaration describes no memory.
+    pub fn size_overflows(&self) -> bool {
+        self.array.iter().all(Option::is_some) && self.size_bytes().is_none()
+    }
+}
+
+/// Static shared memory no block can have.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SharedSizeError {
+    /// A `.shared` array whose size, or the function's static shared total up to it, is past
+    /// 2^64 − 1 bytes.
+    #[error(
+        "the .shared array `{array}` (line {line}) is larger than 2^64 - 1 bytes (its element \
+         count times its element size, or the static shared memory up to it, overflows)"
+    )]
+    Overflow { array: String, line: u32 },
+    /// More than `u32::MAX` bytes in all.
+    #[error("{bytes} bytes of static shared memory per block, more than any SM holds")]
+    TooLarge { bytes: u64 },
 }
 
 /// A function parameter or return parameter.
@@ -1267,23 +1288,38 @@ impl Module {
     /// own `.shared` variables and the module-scope ones it names (nvcc puts a kernel's
     /// `__shared__` arrays at either place), each placed at its alignment. Unsized arrays
     /// (`extern __shared__`, dynamic shared memory) count nothing; the launch adds those.
-    /// None if there is no such function.
-    pub fn static_shared_bytes(&self, name: &str) -> Option<u64> {
-        fn place(total: &mut u64, v: &VarDecl) {
+    /// `Ok(None)` if there is no such function; an error names the array whose size (or the
+    /// total up to it) is past 2^64 − 1 bytes (it was counted as 0 bytes), or the total when
+    /// it is past `u32::MAX` bytes, more than any SM holds (it was read as `u32::MAX`).
+    pub fn static_shared_bytes(&self, name: &str) -> Result<Option<u32>, SharedSizeError> {
+        fn place(total: &mut u64, v: &VarDecl) -> Result<(), SharedSizeError> {
             if v.space.is_shared() {
+                let overflow = || SharedSizeError::Overflow {
+                    array: v.name.clone(),
+                    line: v.span.line,
+                };
+                if v.ty.size_overflows() {
+                    return Err(overflow());
+                }
                 let size = v.ty.size_bytes().unwrap_or(0);
                 let align = u64::from(v.ty.align.unwrap_or(v.ty.scalar.bytes()).max(1));
-                *total = total.div_ceil(align) * align + size;
+                *total = total
+                    .div_ceil(align)
+                    .checked_mul(align)
+                    .and_then(|t| t.checked_add(size))
+                    .ok_or_else(overflow)?;
             }
+            Ok(())
         }
-        fn locals(stmts: &[Statement], total: &mut u64) {
+        fn locals(stmts: &[Statement], total: &mut u64) -> Result<(), SharedSizeError> {
             for s in stmts {
                 match s {
-                    Statement::Var(v) => place(total, v),
-                    Statement::Block(b, _) => locals(b, total),
+                    Statement::Var(v) => place(total, v)?,
+                    Statement::Block(b, _) => locals(b, total)?,
                     _ => {}
                 }
             }
+            Ok(())
         }
         fn names<'a>(op: &'a Operand, out: &mut Vec<&'a str>) {
             match op {
@@ -1299,20 +1335,24 @@ impl Module {
                 _ => {}
             }
         }
-        let f = self.function(name)?;
+        let Some(f) = self.function(name) else {
+            return Ok(None);
+        };
         let body = f.body.as_deref().unwrap_or(&[]);
         let mut total = 0;
-        locals(body, &mut total);
+        locals(body, &mut total)?;
         let mut used = Vec::new();
         for_each_instruction(body, &mut |i| {
             i.operands.iter().for_each(|o| names(o, &mut used))
         });
         for v in self.globals() {
             if used.contains(&v.name.as_str()) {
-                place(&mut total, v);
+                place(&mut total, v)?;
             }
         }
-        Some(total)
+        u32::try_from(total)
+            .map(Some)
+            .map_err(|_| SharedSizeError::TooLarge { bytes: total })
     }
 
     /// The `.file` name for a `.loc` file index.

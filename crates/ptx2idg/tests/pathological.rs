@@ -645,3 +645,143 @@ fn nested_loops_of_two_billion_iterations_are_refused_by_every_command() {
         "cannot be represented",
     );
 }
+
+/// A kernel whose loop runs as many times as the bits of its `.f16` parameter read as an
+/// integer: the trip count shows the bits a float value was bound as.
+const F16_BITS_LOOP: &str = ".visible .entry k(.param .f16 k_param_0, .param .f32 k_param_1, \
+     .param .s32 k_param_2, .param .f64 k_param_3)\n{\n .reg .pred %p<2>;\n .reg .b16 %rs<2>;\n \
+     .reg .b32 %r<4>;\n ld.param.b16 %rs1, [k_param_0];\n cvt.u32.u16 %r2, %rs1;\n \
+     mov.u32 %r1, 0;\nL1:\n add.s32 %r1, %r1, 1;\n setp.lt.u32 %p1, %r1, %r2;\n @%p1 bra L1;\n \
+     ret;\n}\n";
+
+/// Float parameters take floats (and integers they hold exactly), bound as their IEEE bits;
+/// an integer parameter refuses a float, a float parameter a value past its range, and a
+/// parameter given twice is refused (`--param 3=1.5` was refused for every parameter, and the
+/// later of two values silently won).
+#[test]
+fn float_parameters_are_bound_as_their_bits() {
+    let p = write("float_params.ptx", &format!("{HEAD}{F16_BITS_LOOP}"));
+    let cfg = |params: &[&str]| {
+        let mut args = vec!["cfg", p.to_str().unwrap(), "--explain"];
+        for v in params {
+            args.extend(["--param", v]);
+        }
+        ptx2idg(&args)
+    };
+    // 1.0 as .f16 is 0x3c00 = 15360, -0.5 is 0xb800 = 47104.
+    for (value, trips) in [("1", "15360"), ("1.0", "15360"), ("-0.5", "47104")] {
+        let out = cfg(&[&format!("k_param_0={value}"), "1=2.5", "2=7", "3=-1e300"]);
+        let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+        assert!(out.status.success(), "{value}: {all}");
+        assert!(
+            all.contains(&format!("trips {trips} (static)")),
+            "{value}: {all}"
+        );
+    }
+    for (param, cause) in [
+        (
+            "k_param_2=1.5",
+            "parameter `k_param_2` of kernel `k` is .s32: 1.5 is not an integer",
+        ),
+        ("2=4.0", "is .s32: 4.0 is a float: give the integer 4"),
+        (
+            "1=1e39",
+            "parameter `k_param_1` of kernel `k` is .f32: 1e39 is past the largest finite .f32 value",
+        ),
+        ("0=65520", "is .f16: 65520 has no exact .f16 value"),
+        ("1=16777217", "is .f32: 16777217 has no exact .f32 value"),
+        ("3=9007199254740993", "is .f64: 9007199254740993 has no exact .f64 value"),
+    ] {
+        refused(&cfg(&[param]), cause);
+    }
+    refused(
+        &cfg(&["2=1", "k_param_2=2"]),
+        "parameter `k_param_2` of kernel `k` is given two values (as `2` and as `k_param_2`)",
+    );
+    // Text that is no number is refused by the flag's parser (exit 2).
+    for (param, cause) in [
+        ("1=inf", "`inf` is not a number"),
+        ("1=1e999", "`1e999` is not a finite number"),
+        (
+            "2=18446744073709551616",
+            "is not an integer of at most 64 bits",
+        ),
+    ] {
+        let out = cfg(&[param]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{param}: {err}");
+        assert!(err.contains(cause), "{param}: {err}");
+    }
+}
+
+/// Arrays of 2^63 bytes or more: a size that overflows 64 bits is an error naming the array
+/// in every space (a `.shared` one counted as 0 bytes and ran), and static shared memory past
+/// 4 GiB is refused naming the bytes (it was read as 4294967295, "limited by SharedMemory").
+#[test]
+fn arrays_past_any_memory_are_refused_naming_them() {
+    let kernel = |global: &str, local: &str| {
+        format!(
+            "{HEAD}{global}\n.visible .entry k()\n{{\n .reg .b32 %r<3>;\n {local}\n \
+             mov.u32 %r1, %tid.x;\n ret;\n}}\n"
+        )
+    };
+    let cases = [
+        (
+            kernel("", ".shared .align 4 .b32 s[9223372036854775808];"),
+            "the .shared array `s` (line 8) is larger than 2^64 - 1 bytes",
+        ),
+        (
+            kernel("", ".shared .align 4 .b8 s[2][9223372036854775808];"),
+            "the .shared array `s` (line 8) is larger than 2^64 - 1 bytes",
+        ),
+        (
+            kernel(
+                "",
+                ".shared .align 8 .b8 a[9223372036854775808];\n \
+                 .shared .align 8 .b8 b[9223372036854775808];",
+            ),
+            "the .shared array `b` (line 9) is larger than 2^64 - 1 bytes",
+        ),
+        (
+            kernel("", ".shared .align 4 .b8 s[9223372036854775808];"),
+            "kernel `k`: 9223372036854775808 bytes of static shared memory per block, more than \
+             any SM holds",
+        ),
+        (
+            kernel("", ".local .align 4 .b32 l[9223372036854775808];"),
+            "the .local array `l` (PTX line 8) is larger than 2^64 - 1 bytes",
+        ),
+        (
+            kernel(".global .align 4 .b32 g[9223372036854775808];", ""),
+            "the .global array `g` (PTX line 4) is larger than 2^64 - 1 bytes",
+        ),
+    ];
+    for (i, (ptx, cause)) in cases.iter().enumerate() {
+        let p = write(&format!("huge_array_{i}.ptx"), ptx);
+        for command in ["simulate", "models"] {
+            refused(
+                &ptx2idg([
+                    command.as_ref(),
+                    p.as_os_str(),
+                    "--gpu".as_ref(),
+                    "h100".as_ref(),
+                ]),
+                cause,
+            );
+        }
+    }
+    // What an SM cannot hold but 32 bits can is the occupancy rules' refusal, in words.
+    let p = write(
+        "shared_past_the_sm.ptx",
+        &kernel("", ".shared .align 4 .b8 s[300000];"),
+    );
+    refused(
+        &ptx2idg([
+            "simulate".as_ref(),
+            p.as_os_str(),
+            "--gpu".as_ref(),
+            "h100".as_ref(),
+        ]),
+        "300000 shared bytes cannot run on hopper-h100 (limited by shared memory)",
+    );
+}

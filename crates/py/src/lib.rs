@@ -30,6 +30,31 @@ create_exception!(
     "PTX that does not parse; the message starts with file:line:column."
 );
 
+/// `LaunchError(Ptx2idgError, ValueError)`: a launch value the kernel cannot take. Both
+/// bases, so that `except ValueError` catches a bad argument as for any Python function, and
+/// `except Ptx2idgError` still catches every refusal of the library. `create_exception!` takes
+/// one base, so the class is made by calling `type` when the module loads.
+static LAUNCH_ERROR: pyo3::sync::GILOnceCell<Py<pyo3::types::PyType>> =
+    pyo3::sync::GILOnceCell::new();
+
+fn launch_error_type(py: Python<'_>) -> PyResult<&Py<pyo3::types::PyType>> {
+    LAUNCH_ERROR.get_or_try_init(py, || {
+        let bases = (py.get_type::<Ptx2idgError>(), py.get_type::<PyValueError>());
+        let attrs = pyo3::types::PyDict::new(py);
+        attrs.set_item(
+            "__doc__",
+            "A launch value the kernel cannot take (a parameter's type, width or name); both a \
+             Ptx2idgError and a ValueError.",
+        )?;
+        attrs.set_item("__module__", "ptx2idg")?;
+        py.get_type::<pyo3::types::PyType>()
+            .call1(("LaunchError", bases, attrs))?
+            .downcast_into::<pyo3::types::PyType>()
+            .map(Bound::unbind)
+            .map_err(PyErr::from)
+    })
+}
+
 /// An error of a library crate, rendered once for Python.
 enum Failure {
     Parse {
@@ -39,6 +64,8 @@ enum Failure {
         message: String,
     },
     Input(String),
+    /// A launch value the kernel cannot take, the message naming the argument.
+    Launch(String),
 }
 
 impl From<Failure> for PyErr {
@@ -51,6 +78,24 @@ impl From<Failure> for PyErr {
                 message,
             } => PtxError::new_err(format!("{file}:{line}:{col}: {message}")),
             Failure::Input(m) => Ptx2idgError::new_err(m),
+            Failure::Launch(m) => Python::with_gil(|py| match launch_error_type(py) {
+                Ok(t) => PyErr::from_type(t.bind(py).clone(), m),
+                Err(e) => e,
+            }),
+        }
+    }
+}
+
+/// A value of `params`, as the Python wrapper normalises it (an int in the i64 range or a
+/// float): extracted by Python type, so that an int is never read as a float.
+struct PyParam(ir::ParamValue);
+
+impl<'py> FromPyObject<'py> for PyParam {
+    fn extract_bound(v: &Bound<'py, PyAny>) -> PyResult<Self> {
+        if v.is_instance_of::<pyo3::types::PyInt>() {
+            Ok(PyParam(ir::ParamValue::Int(v.extract()?)))
+        } else {
+            Ok(PyParam(ir::ParamValue::Float(v.extract()?)))
         }
     }
 }
@@ -104,7 +149,7 @@ fn kernels(file: &str, src: &str) -> PyResult<String> {
     let module = parse(file, src)?;
     let list: Vec<serde_json::Value> = module
         .kernels()
-        .map(|f| {
+        .map(|f| -> PyResult<serde_json::Value> {
             let mut v = serde_json::json!({
                 "name": f.name,
                 "demangled": profile::names::demangle(&f.name),
@@ -114,14 +159,14 @@ fn kernels(file: &str, src: &str) -> PyResult<String> {
                 serde_json::to_value(ptx::kernel_summary(f)),
             ) {
                 o.extend(s);
-                o.insert(
-                    "shared_bytes".into(),
-                    module.static_shared_bytes(&f.name).unwrap_or(0).into(),
-                );
+                let shared = module
+                    .static_shared_bytes(&f.name)
+                    .map_err(|e| PyErr::from(input(file, format!("kernel `{}`: {e}", f.name))))?;
+                o.insert("shared_bytes".into(), shared.unwrap_or(0).into());
             }
-            v
+            Ok(v)
         })
-        .collect();
+        .collect::<PyResult<_>>()?;
     Ok(serde_json::Value::Array(list).to_string())
 }
 
@@ -132,6 +177,9 @@ struct Front {
     src: String,
     kernel: Option<String>,
     launch: ir::Launch,
+    /// `(name or index, label)` of each parameter value: the label (`params['n']`) names the
+    /// argument in errors.
+    param_labels: Vec<(String, String)>,
     /// `(origin, text)` of every trips table or profiler export.
     trips: Vec<(String, String)>,
     invocation: Option<usize>,
@@ -141,7 +189,7 @@ struct Front {
 
 struct Built {
     idgs: ::idg::KernelIdgs,
-    static_shared: u64,
+    static_shared: u32,
     metrics: Option<gpu::GMetrics>,
     traffic: Option<gpu::Traffic>,
     notes: Vec<String>,
@@ -205,17 +253,42 @@ impl Front {
             &opts,
             measured,
         )
-        .map_err(|e| input(&self.file, e))?;
+        .map_err(|e| self.front_failure(e))?;
         let mut notes = data.notes.clone();
         notes.extend(fe.trips.warnings.iter().map(|w| w.message.clone()));
         notes.extend(choice.map(|c| c.describe()));
         Ok(Built {
-            static_shared: module.static_shared_bytes(&entry).unwrap_or(0),
+            static_shared: module
+                .static_shared_bytes(&entry)
+                .map_err(|e| input(&self.file, format!("kernel `{entry}`: {e}")))?
+                .unwrap_or(0),
             metrics: data.launch(&entry, inv).map(gpu::GMetrics::from_launch),
             traffic: data.launch(&entry, inv).map(gpu::Traffic::from_launch),
             idgs: fe.built.idgs,
             notes,
         })
+    }
+}
+
+impl Front {
+    /// An error of the front end; one about a parameter value names the argument.
+    fn front_failure(&self, e: walk::FrontError) -> Failure {
+        use ir::IrError as E;
+        let given = match &e {
+            walk::FrontError::Ir(
+                E::ParamRange { given, .. }
+                | E::ParamType { given, .. }
+                | E::ParamTwice { second: given, .. }
+                | E::UnknownParam { param: given, .. },
+            ) => given,
+            _ => return input(&self.file, e),
+        };
+        let label = self.param_labels.iter().find(|(g, _)| g == given);
+        let value = self.launch.params.iter().find(|(g, _)| g == given);
+        match (label, value) {
+            (Some((_, label)), Some((_, v))) => Failure::Launch(format!("{label}={v}: {e}")),
+            _ => Failure::Launch(e.to_string()),
+        }
     }
 }
 
@@ -226,7 +299,7 @@ fn front(
     kernel: Option<String>,
     grid: [u32; 3],
     block: [u32; 3],
-    params: Vec<(String, i64)>,
+    params: Vec<(String, String, PyParam)>,
     trips: Vec<(String, String)>,
     invocation: Option<usize>,
     unknown_branch: Option<&str>,
@@ -249,16 +322,21 @@ fn front(
         file,
         src,
         kernel,
+        param_labels: params
+            .iter()
+            .map(|(given, label, _)| (given.clone(), label.clone()))
+            .collect(),
         launch: ir::Launch {
             grid,
             block,
-            params,
+            params: params.into_iter().map(|(g, _, v)| (g, v.0)).collect(),
         },
         trips,
         invocation,
         unknown_branch,
         groups: match groups {
-            None | Some(0) => walk::Groups::Middle,
+            None => walk::Groups::Middle,
+            Some(0) => return Err(PyValueError::new_err("groups=0: expected a positive count")),
             Some(n) => walk::Groups::Count(n),
         },
     })
@@ -275,7 +353,7 @@ fn build_idg(
     kernel: Option<String>,
     grid: [u32; 3],
     block: [u32; 3],
-    params: Vec<(String, i64)>,
+    params: Vec<(String, String, PyParam)>,
     trips: Vec<(String, String)>,
     invocation: Option<usize>,
     unknown_branch: Option<&str>,
@@ -334,6 +412,12 @@ impl ModelSwitches {
         window: Option<u32>,
         mapper_g: bool,
     ) -> PyResult<ModelSwitches> {
+        // The CLI's --window bound: a window of a million allocated about 15 GB.
+        if let Some(w) = window.filter(|w| !(1..=1024).contains(w)) {
+            return Err(PyValueError::new_err(format!(
+                "window={w}: expected 1 to 1024 instructions"
+            )));
+        }
         Ok(ModelSwitches {
             scheduler: match scheduler {
                 None => None,
@@ -398,7 +482,7 @@ fn simulate(
     kernel: Option<String>,
     grid: [u32; 3],
     block: [u32; 3],
-    params: Vec<(String, i64)>,
+    params: Vec<(String, String, PyParam)>,
     trips: Vec<(String, String)>,
     invocation: Option<usize>,
     unknown_branch: Option<&str>,
@@ -450,8 +534,7 @@ fn simulate(
         notes.extend(warnings.iter().map(ToString::to_string));
         let launch = sim::Launch {
             regs_per_thread: regs,
-            shared_bytes_per_block: shared
-                .unwrap_or(u32::try_from(b.static_shared).unwrap_or(u32::MAX)),
+            shared_bytes_per_block: shared.unwrap_or(b.static_shared),
             blocks_per_sm: None,
         };
         let axis = match axis {
@@ -505,7 +588,7 @@ fn models_table(
     kernel: Option<String>,
     grid: [u32; 3],
     block: [u32; 3],
-    params: Vec<(String, i64)>,
+    params: Vec<(String, String, PyParam)>,
     trips: Vec<(String, String)>,
     invocation: Option<usize>,
     unknown_branch: Option<&str>,
@@ -605,6 +688,7 @@ fn evaluate(
 fn _ptx2idg(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("Ptx2idgError", m.py().get_type::<Ptx2idgError>())?;
     m.add("PtxError", m.py().get_type::<PtxError>())?;
+    m.add("LaunchError", launch_error_type(m.py())?.bind(m.py()))?;
     m.add("SIMULATE_CSV_HEADER", sim::CSV_HEADER)?;
     m.add("MODELS_CSV_HEADER", ::models::CSV_HEADER)?;
     m.add_function(wrap_pyfunction!(kernels, m)?)?;

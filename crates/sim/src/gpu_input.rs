@@ -126,7 +126,7 @@ pub fn exec_for_occupancy(
             if occ.blocks_per_sm == 0 {
                 return Err(SimError::Gpu(format!(
                     "a block of {threads} threads, {} registers per thread and {} shared bytes \
-                     cannot run on {} (limited by {:?})",
+                     cannot run on {} (limited by {})",
                     launch.regs_per_thread,
                     launch.shared_bytes_per_block,
                     profile.name,

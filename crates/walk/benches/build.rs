@@ -32,7 +32,11 @@ fn build(c: &mut Criterion) {
         ir::Launch {
             grid: [63, 1024, 1],
             block: [32, 1, 1],
-            params: vec![("1".into(), 1024), ("2".into(), 0), ("3".into(), 1_048_576)],
+            params: vec![
+                ("1".into(), 1024.into()),
+                ("2".into(), 0.into()),
+                ("3".into(), 1_048_576.into()),
+            ],
         },
     );
     case(
@@ -45,7 +49,7 @@ fn build(c: &mut Criterion) {
             block: [16, 16, 1],
             params: [(0, 2), (4, 4096), (5, 4096), (6, 2), (7, 2)]
                 .iter()
-                .map(|(i, v)| (i.to_string(), *v))
+                .map(|(i, v)| (i.to_string(), ir::ParamValue::Int(*v)))
                 .collect(),
         },
     );
@@ -57,7 +61,7 @@ fn build(c: &mut Criterion) {
         ir::Launch {
             grid: [1, 1, 1],
             block: [32, 1, 1],
-            params: vec![("3".into(), 1_000_000)],
+            params: vec![("3".into(), 1_000_000.into())],
         },
     );
 }

@@ -31,7 +31,10 @@ fn build(
     let launch = ir::Launch {
         grid,
         block,
-        params: params.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
+        params: params
+            .iter()
+            .map(|(n, v)| (n.to_string(), (*v).into()))
+            .collect(),
     };
     let fe = walk::front_end(&module, entry, &launch, &ir::TripInputs::default(), opts)
         .unwrap_or_else(|e| panic!("{entry}: {e}"));

@@ -26,7 +26,10 @@ fn build(
     let launch = ir::Launch {
         grid,
         block,
-        params: params.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
+        params: params
+            .iter()
+            .map(|(n, v)| (n.to_string(), (*v).into()))
+            .collect(),
     };
     walk::front_end(
         &module,

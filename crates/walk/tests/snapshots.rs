@@ -56,7 +56,7 @@ fn rodinia_summaries() {
                     .map(|p| {
                         (
                             p["index"].as_integer().unwrap().to_string(),
-                            p["value"].as_integer().unwrap(),
+                            p["value"].as_integer().unwrap().into(),
                         )
                     })
                     .collect()
@@ -94,7 +94,7 @@ fn sample_summaries_and_dot() {
             .and_then(|p| p.as_table())
             .map(|t| {
                 t.iter()
-                    .map(|(k, v)| (k.clone(), v.as_integer().unwrap()))
+                    .map(|(k, v)| (k.clone(), v.as_integer().unwrap().into()))
                     .collect()
             })
             .unwrap_or_default();

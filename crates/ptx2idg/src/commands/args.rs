@@ -63,19 +63,21 @@ pub fn parse_block(s: &str) -> Result<[u32; 3], String> {
     Ok(d)
 }
 
-/// Parses `NAME=VALUE` (VALUE decimal or 0x hex, optionally negative).
-pub fn parse_param(s: &str) -> Result<(String, i64), String> {
+/// Parses `NAME=VALUE`: VALUE an integer (decimal or 0x hex, optionally negative) or a
+/// decimal float (`ir::ParamValue::parse`); whether the parameter takes it is decided against
+/// its PTX type when the launch is bound.
+pub fn parse_param(s: &str) -> Result<(String, ir::ParamValue), String> {
     let (name, value) = s
         .split_once('=')
         .ok_or_else(|| format!("`{s}`: expected NAME=VALUE"))?;
-    let v = value.trim();
-    let parsed = if let Some(h) = v.strip_prefix("0x").or_else(|| v.strip_prefix("0X")) {
-        i64::from_str_radix(h, 16).ok()
-    } else {
-        v.parse::<i64>().ok()
-    };
-    let parsed = parsed.ok_or_else(|| format!("`{value}` (for `{name}`) is not an integer"))?;
-    Ok((name.trim().to_string(), parsed))
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(format!(
+            "`{s}`: expected NAME=VALUE, the parameter's name or index"
+        ));
+    }
+    let parsed = ir::ParamValue::parse(value).map_err(|e| format!("{e} (for `{name}`)"))?;
+    Ok((name.to_string(), parsed))
 }
 
 /// The kernel launch the analysis evaluates.
@@ -87,10 +89,13 @@ pub struct LaunchArgs {
     /// Block size in threads: X[,Y[,Z]], at most 1024 threads.
     #[arg(long, value_name = "X[,Y[,Z]]", value_parser = parse_block, default_value = "32")]
     pub block: [u32; 3],
-    /// A scalar kernel parameter: NAME=VALUE, NAME as in the PTX or the parameter's index.
-    /// Pointers need no value.
+    /// A scalar kernel parameter: NAME=VALUE, NAME as in the PTX or the parameter's index
+    /// (from 0); repeatable. An integer parameter takes an integer (decimal or 0x hex) that
+    /// fits its width; an .f32 / .f64 (or .f16, .bf16) parameter a float or an integer it
+    /// holds exactly. Pointers need no value. Examples: --param n=4096, --param 3=0xff,
+    /// --param alpha=1.5, --param 2=-2e-3.
     #[arg(long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
-    pub params: Vec<(String, i64)>,
+    pub params: Vec<(String, ir::ParamValue)>,
 }
 
 impl LaunchArgs {
@@ -180,8 +185,14 @@ mod tests {
         assert_eq!(parse_dim3("16,8").unwrap(), [16, 8, 1]);
         assert!(parse_dim3("0").is_err());
         assert!(parse_dim3("1,2,3,4").is_err());
-        assert_eq!(parse_param("n=0x10").unwrap(), ("n".into(), 16));
-        assert_eq!(parse_param("2=-3").unwrap(), ("2".into(), -3));
+        assert_eq!(parse_param("n=0x10").unwrap(), ("n".into(), 16.into()));
+        assert_eq!(parse_param("2=-3").unwrap(), ("2".into(), (-3).into()));
+        assert_eq!(
+            parse_param("alpha=1.5").unwrap(),
+            ("alpha".into(), 1.5.into())
+        );
         assert!(parse_param("n").is_err());
+        assert!(parse_param("=3").is_err());
+        assert!(parse_param("n=inf").is_err());
     }
 }

@@ -43,8 +43,8 @@ pub struct LaunchIdgs {
     pub file: String,
     pub idgs: idg::KernelIdgs,
     /// Static shared memory per block the PTX declares (0 for IDG JSON, which does not
-    /// record it).
-    pub static_shared: u64,
+    /// record it); more than `u32::MAX` bytes is refused when the PTX is read.
+    pub static_shared: u32,
     /// The walk's divergent branches per warp class (`None` for IDG JSON).
     pub divergent: Option<Vec<u64>>,
     /// The `--trips` inputs for the kernel, read once.
@@ -93,7 +93,7 @@ impl LaunchIdgs {
 pub struct Mapped {
     pub file: String,
     pub idgs: idg::KernelIdgs,
-    pub static_shared: u64,
+    pub static_shared: u32,
     pub timings: Vec<gpu::ClassTiming>,
     /// Mapper g's metrics (`None` without counters or with mapper g off): a run at the
     /// loaded DRAM latency maps the IDGs again with them.
@@ -161,9 +161,11 @@ pub fn launch_idgs(
         });
     }
     let source = load(path, kernel)?;
+    // An array whose size overflows was counted as 0 bytes, a total past 4 GiB as 4 GiB.
     let static_shared = source
         .module
         .static_shared_bytes(&source.entry)
+        .map_err(|e| diag::fail(&file, format!("kernel `{}`: {e}", source.entry)))?
         .unwrap_or(0);
     let (fe, trips) = run(&source, launch, trips, walk_args, g)?;
     Ok(LaunchIdgs {

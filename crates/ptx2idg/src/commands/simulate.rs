@@ -183,9 +183,7 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
     };
     let launch = sim::Launch {
         regs_per_thread: args.regs,
-        shared_bytes_per_block: args
-            .shared
-            .unwrap_or(u32::try_from(static_shared).unwrap_or(u32::MAX)),
+        shared_bytes_per_block: args.shared.unwrap_or(static_shared),
         blocks_per_sm: None,
     };
     let axis = match (&args.occupancy, &args.blocks_per_sm) {

@@ -8,6 +8,7 @@ bundled profile name or a profile file. Simulation defaults to the evaluation's 
 configuration (mapper g, GTO, scheduler partitions, scheduled issue with lookahead 4).
 """
 
+import errno
 import io
 import json
 import numbers
@@ -16,7 +17,7 @@ import warnings
 from collections import namedtuple
 
 from . import _ptx2idg
-from ._ptx2idg import Ptx2idgError, PtxError
+from ._ptx2idg import LaunchError, Ptx2idgError, PtxError
 
 try:
     from importlib.metadata import PackageNotFoundError, version as _version
@@ -28,6 +29,7 @@ except PackageNotFoundError:  # run from a source tree without an installed pack
 __all__ = [
     "Ptx2idgError",
     "PtxError",
+    "LaunchError",
     "Idgs",
     "check",
     "kernels",
@@ -41,12 +43,36 @@ __all__ = [
 Idgs = namedtuple("Idgs", ["graph", "stats"])
 
 
-def _source(ptx):
-    """(name, text) of a path or of PTX text."""
-    if isinstance(ptx, os.PathLike) or ("\n" not in ptx and os.path.isfile(ptx)):
-        path = os.fspath(ptx)
+#: Directives one of which every PTX module has: a str holding none is not PTX text.
+_PTX_DIRECTIVES = (".version", ".target", ".entry", ".func", ".address_size")
+
+
+def _read(path, what):
+    try:
         with open(path, encoding="utf-8", errors="replace") as f:
-            return path, f.read()
+            return f.read()
+    except FileNotFoundError:
+        raise FileNotFoundError(errno.ENOENT, f"{what}: no such file", path) from None
+
+
+def _looks_like_path(s, suffixes):
+    """A str is a path, not file contents, when it is one line that ends like a file of
+    its kind or holds no PTX directive (a typo in a path must not be parsed as PTX)."""
+    if "\n" in s:
+        return False
+    return s.rstrip().lower().endswith(suffixes) or not any(d in s for d in _PTX_DIRECTIVES)
+
+
+def _source(ptx):
+    """(name, text) of a path or of PTX text; a path that does not exist raises
+    FileNotFoundError naming it."""
+    if isinstance(ptx, os.PathLike):
+        path = os.fspath(ptx)
+        return path, _read(path, "ptx")
+    if not isinstance(ptx, str):
+        raise TypeError(f"ptx={ptx!r}: expected a path or PTX text")
+    if os.path.isfile(ptx) or _looks_like_path(ptx, (".ptx", ".json")):
+        return ptx, _read(ptx, "ptx")
     return "<string>", ptx
 
 
@@ -59,20 +85,50 @@ def _trips(trips):
     for i, t in enumerate(trips):
         if hasattr(t, "to_csv"):
             out.append((f"<DataFrame {i}>", t.to_csv(index=False)))
-        elif isinstance(t, os.PathLike) or ("\n" not in t and os.path.isfile(t)):
+        elif isinstance(t, os.PathLike) or (isinstance(t, str) and "\n" not in t):
+            # A table has a header and rows: one line is a path.
             path = os.fspath(t)
-            with open(path, encoding="utf-8", errors="replace") as f:
-                out.append((path, f.read()))
-        else:
+            out.append((path, _read(path, f"trips[{i}]")))
+        elif isinstance(t, str):
             out.append((f"<string {i}>", t))
+        else:
+            raise TypeError(f"trips[{i}]={t!r}: expected a path, CSV text or a DataFrame")
     return out
 
 
-def _int(v, what):
-    """An integer, never a float or bool silently truncated."""
+def _int(v, what, lo=None, hi=None):
+    """An integer, never a float or bool silently truncated; with bounds, one the native
+    call takes (an int past them raised OverflowError without the argument's name)."""
     if isinstance(v, bool) or not isinstance(v, numbers.Integral):
         raise ValueError(f"{what}={v!r}: expected an integer")
-    return int(v)
+    v = int(v)
+    if (lo is not None and v < lo) or (hi is not None and v > hi):
+        raise ValueError(f"{what}={v!r}: expected an integer from {lo} to {hi}")
+    return v
+
+
+_U32 = (0, 2**32 - 1)
+_U64 = (0, 2**64 - 1)
+
+
+def _opt(v, what, bounds):
+    return None if v is None else _int(v, what, *bounds)
+
+
+def _param(v, what):
+    """A parameter value: an int in 64 bits or a float; whether the parameter takes it is
+    decided by its PTX type (LaunchError, a ValueError, names it)."""
+    if isinstance(v, bool) or not isinstance(v, numbers.Real):
+        raise ValueError(f"{what}={v!r}: expected an integer or a float")
+    if isinstance(v, numbers.Integral):
+        v = int(v)
+        if not -(2**63) <= v < 2**63:
+            raise ValueError(
+                f"{what}={v!r}: does not fit 64 bits (-2**63 to 2**63 - 1; give a 64-bit "
+                "bit pattern above that as the negative number of the same bits)"
+            )
+        return v
+    return float(v)
 
 
 def _dim3(d, what):
@@ -84,7 +140,7 @@ def _dim3(d, what):
             raise ValueError(f"{what}={d!r}: expected X[,Y[,Z]]") from None
     elif isinstance(d, numbers.Integral) and not isinstance(d, bool):
         d = (d,)
-    d = tuple(_int(x, what) for x in d)
+    d = tuple(_int(x, what, *_U32) for x in d)
     if not 1 <= len(d) <= 3:
         raise ValueError(f"{what}={d}: expected 1 to 3 dimensions")
     return list(d + (1,) * (3 - len(d)))
@@ -92,14 +148,18 @@ def _dim3(d, what):
 
 def _range(r, what):
     """(lo, hi) inclusive of an int, a (lo, hi) pair or a step-1 range."""
-    if isinstance(r, int):
+    if isinstance(r, numbers.Integral) and not isinstance(r, bool):
+        r = _int(r, what, *_U32)
         return r, r
     if isinstance(r, range):
         if r.step != 1 or len(r) == 0:
             raise ValueError(f"{what}={r!r}: expected a non-empty range with step 1")
-        return r.start, r.stop - 1
-    lo, hi = r
-    return int(lo), int(hi)
+        return _int(r.start, what, *_U32), _int(r.stop - 1, what, *_U32)
+    try:
+        lo, hi = r
+    except (TypeError, ValueError):
+        raise ValueError(f"{what}={r!r}: expected N, (lo, hi) or a range") from None
+    return _int(lo, what, *_U32), _int(hi, what, *_U32)
 
 
 def _front(ptx, kernel, grid, block, params, trips, invocation, unknown_branch, groups):
@@ -110,12 +170,22 @@ def _front(ptx, kernel, grid, block, params, trips, invocation, unknown_branch, 
         kernel,
         _dim3(grid, "grid"),
         _dim3(block, "block"),
-        [(str(k), _int(v, f"params[{k!r}]")) for k, v in (params or {}).items()],
+        [(str(k), f"params[{k!r}]", _param(v, f"params[{k!r}]"))
+         for k, v in (params or {}).items()],
         _trips(trips),
-        invocation,
+        _opt(invocation, "invocation", _U64),
         unknown_branch,
-        groups,
+        _opt(groups, "groups", _U64),
     )
+
+
+def _gpu(gpu):
+    """A bundled profile name or a profile file; a `.toml` path that does not exist raises
+    FileNotFoundError rather than 'unknown GPU'."""
+    gpu = os.fspath(gpu)
+    if gpu.lower().endswith(".toml") and not os.path.isfile(gpu):
+        raise FileNotFoundError(errno.ENOENT, "gpu: no such GPU profile file", gpu)
+    return gpu
 
 
 def _warn(notes):
@@ -170,7 +240,8 @@ def simulate(ptx, kernel=None, grid=1, block=32, params=None, trips=None, gpu="h
         axis, lo, hi = "launch", 0, 0
     csv, notes = _ptx2idg.simulate(
         *_front(ptx, kernel, grid, block, params, trips, invocation, unknown_branch, groups),
-        gpu, regs, shared, axis, lo, hi, scheduler, order, sub_partitions, window, metrics,
+        _gpu(gpu), _int(regs, "regs", *_U32), _opt(shared, "shared", _U32), axis, lo, hi,
+        scheduler, order, sub_partitions, _opt(window, "window", _U32), metrics,
     )
     _warn(notes)
     return _frame(csv)
@@ -185,7 +256,7 @@ def models(ptx, kernel=None, grid=1, block=32, params=None, trips=None, gpu="hop
     lo, hi = _range(occupancy, "occupancy")
     csv, notes = _ptx2idg.models(
         *_front(ptx, kernel, grid, block, params, trips, invocation, unknown_branch, groups),
-        gpu, lo, hi, pipeline, metrics,
+        _gpu(gpu), lo, hi, pipeline, metrics,
     )
     _warn(notes)
     return _frame(csv)
@@ -194,6 +265,6 @@ def models(ptx, kernel=None, grid=1, block=32, params=None, trips=None, gpu="hop
 def eval(suite_dir, gpu="hopper-h100", kernels=()):  # noqa: A001 - the CLI's command name
     """The evaluation of a measured suite under the base configuration: ``(mape, points)``,
     the tables of ``ptx2idg eval --format csv`` and ``--format points``."""
-    mape, points, notes = _ptx2idg.evaluate(os.fspath(suite_dir), gpu, list(kernels))
+    mape, points, notes = _ptx2idg.evaluate(os.fspath(suite_dir), _gpu(gpu), list(kernels))
     _warn(notes)
     return _frame(mape), _frame(points)
