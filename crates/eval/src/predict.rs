@@ -482,31 +482,28 @@ pub fn build_graphs(
     }
     .map_err(|e| kerr("walk", e.to_string()))?;
     if !built.unknown_branches.is_empty() {
-        notes.push(Note::new(
-            Topic::Branches,
-            format!(
-                "{} data-dependent branch(es) at PTX lines {}; {}",
-                built.unknown_branches.len(),
-                built
-                    .unknown_branches
-                    .iter()
-                    .map(u32::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                match &choice {
-                    Some(c) => c.describe(),
-                    None => format!(
-                        "assumed {}",
-                        match opts.unknown_branch {
-                            walk::UnknownBranch::Taken => "taken",
-                            walk::UnknownBranch::NotTaken => "not taken",
-                            walk::UnknownBranch::Both =>
-                                "divergent, both sides run (the profile counts divergent branches)",
-                        }
-                    ),
-                }
-            ),
-        ));
+        notes.push(Note::new(Topic::Branches, format!(
+            "{} data-dependent branch(es) at PTX lines {}; {}",
+            built.unknown_branches.len(),
+            built
+                .unknown_branches
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(", "),
+            match &choice {
+                Some(c) => c.describe(),
+                None => format!(
+                    "assumed {}",
+                    match opts.unknown_branch {
+                        walk::UnknownBranch::Taken => "taken",
+                        walk::UnknownBranch::NotTaken => "not taken",
+                        walk::UnknownBranch::Both =>
+                            "divergent, both sides run (the profile counts divergent branches)",
+                    }
+                ),
+            }
+        )));
     }
     if let (Some(rho), false) = (busy_share, built.uneven.is_empty()) {
         let loops: Vec<String> = built
@@ -519,14 +516,11 @@ pub fn build_graphs(
                 )
             })
             .collect();
-        notes.push(Note::new(
-            Topic::UnevenWarps,
-            format!(
-                "busy share {rho:.2} of the warp slots at {} block(s)/SM: {}",
-                case.points[0].blocks_per_sm,
-                loops.join(", ")
-            ),
-        ));
+        notes.push(Note::new(Topic::UnevenWarps, format!(
+            "busy share {rho:.2} of the warp slots at {} block(s)/SM: {}",
+            case.points[0].blocks_per_sm,
+            loops.join(", ")
+        )));
     }
     let mut idgs = built.idgs;
     config.prepare_idgs(&mut idgs);

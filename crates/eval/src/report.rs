@@ -49,6 +49,7 @@ pub fn csv(ev: &Evaluation) -> String {
     out
 }
 
+
 /// The header of [`points_csv`]: the model columns follow `measured_wpc`, one per model.
 pub const POINTS_HEADER: &str = "kernel,occupancy_warps,blocks_per_sm,measured_wpc";
 

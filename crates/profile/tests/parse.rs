@@ -329,10 +329,7 @@ fn demangled_names_match() {
     );
     assert_eq!(names::base_name("void ns::k<int>(int const*)"), "k");
     // Chart titles: the bare name of a mangled kernel, any other name as it is.
-    assert_eq!(
-        names::readable("_Z13gaussian_fan2PfS_PKfii"),
-        "gaussian_fan2"
-    );
+    assert_eq!(names::readable("_Z13gaussian_fan2PfS_PKfii"), "gaussian_fan2");
     assert_eq!(names::readable("triton_poi_fused_0"), "triton_poi_fused_0");
     assert_eq!(
         names::canonical("const unsigned int * volatile"),

@@ -57,11 +57,7 @@ pub fn elide(message: &str) -> std::borrow::Cow<'_, str> {
     let keep = MAX_MESSAGE_CHARS / 2;
     let head: String = message.chars().take(keep).collect();
     let tail: String = message.chars().skip(n - keep / 2).collect();
-    format!(
-        "{head} [... {} characters left out ...] {tail}",
-        n - keep - keep / 2
-    )
-    .into()
+    format!("{head} [... {} characters left out ...] {tail}", n - keep - keep / 2).into()
 }
 
 /// What a line on standard error is: every line the tool writes there starts with

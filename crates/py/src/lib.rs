@@ -593,11 +593,7 @@ fn evaluate(
                     .map(|n| format!("note: {}: {}: {n}", k.id, n.topic.describe())),
             );
         }
-        Ok((
-            eval::report::csv(&ev),
-            eval::report::points_csv(&ev, sim::number::MAX_DIGITS),
-            notes,
-        ))
+        Ok((eval::report::csv(&ev), eval::report::points_csv(&ev, sim::number::MAX_DIGITS), notes))
     })
 }
 

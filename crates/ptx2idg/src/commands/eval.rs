@@ -210,11 +210,7 @@ pub fn run(args: &EvalArgs) -> ExitCode {
         let mut per_variant = per_variant.into_iter();
         let main = per_variant.next().expect("the base is evaluated first");
         for line in report::failures(&main) {
-            diag::emit(
-                diag::Level::Warning,
-                None,
-                &format!("no prediction: {line}"),
-            );
+            diag::emit(diag::Level::Warning, None, &format!("no prediction: {line}"));
         }
         print_notes(&main, args.verbose);
         let ablation: Vec<(String, String, Evaluation)> = studied
