@@ -150,6 +150,10 @@ pub struct GpuProfile {
     pub name: String,
     pub display_name: String,
     pub architecture: String,
+    /// The `ptxas -arch` target of this GPU (`sm_90`), from the file's `sass_arch`; `None`
+    /// (the default) for a GPU without NVIDIA's assembler (AMD) or a file that does not
+    /// say: then no ptxas report is made for it (`--sass auto` does nothing).
+    pub sass_arch: Option<String>,
     pub vendor: String,
     pub sm_count: u32,
     pub clock_mhz: f64,
@@ -466,6 +470,8 @@ struct RawProfile {
     name: String,
     display_name: Option<String>,
     architecture: String,
+    #[serde(default)]
+    sass_arch: Option<String>,
     vendor: String,
     sm_count: u32,
     clock_mhz: f64,
@@ -863,6 +869,7 @@ impl Resolver<'_> {
             display_name: raw.display_name.unwrap_or_else(|| raw.name.clone()),
             name: raw.name,
             architecture: raw.architecture,
+            sass_arch: raw.sass_arch,
             vendor: raw.vendor,
             sm_count: raw.sm_count,
             clock_mhz: raw.clock_mhz,

@@ -10,6 +10,8 @@ fn repo_root() -> &'static Path {
 
 fn run(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_ptx2idg"))
+        // Results that do not depend on whether this machine has ptxas.
+        .env("PTX2IDG_SASS", "none")
         .args(args)
         .current_dir(repo_root())
         .output()

@@ -26,7 +26,9 @@ const FAN2: [&str; 11] = [
 
 fn command(args: &[&str]) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_ptx2idg"));
-    c.args(args)
+    // Results that do not depend on whether this machine has ptxas.
+    c.env("PTX2IDG_SASS", "none")
+        .args(args)
         .current_dir(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")))
         .stderr(Stdio::piped());
     c

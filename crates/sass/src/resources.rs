@@ -44,8 +44,10 @@ pub struct Resources {
 /// A `KEY:VALUE` pair whose value is not a number, or pairs before any `Function` line.
 pub fn parse_resource_usage(text: &str) -> Result<Vec<Resources>, ParseError> {
     let mut out: Vec<Resources> = Vec::new();
-    // Pairs after `Common:` (GLOBAL) belong to no function.
+    // Pairs after `Common:` (GLOBAL, and CONSTANT[3] of a module with `__constant__` data)
+    // belong to the module, no function: skipped.
     let mut in_function = false;
+    let mut in_common = false;
     for (i, raw) in text.lines().enumerate() {
         let line = u32::try_from(i + 1).unwrap_or(u32::MAX);
         let t = raw.trim();
@@ -54,6 +56,7 @@ pub fn parse_resource_usage(text: &str) -> Result<Vec<Resources>, ParseError> {
         }
         if t == "Common:" {
             in_function = false;
+            in_common = true;
             continue;
         }
         let pairs_from = if let Some(rest) = t.strip_prefix("Function ") {
@@ -81,11 +84,15 @@ pub fn parse_resource_usage(text: &str) -> Result<Vec<Resources>, ParseError> {
                 ..Resources::default()
             });
             in_function = true;
+            in_common = false;
             // Pairs after the name's colon, on the same line.
             offset_of(raw, pairs)
         } else {
             offset_of(raw, t)
         };
+        if in_common {
+            continue;
+        }
         let current = if in_function { out.last_mut() } else { None };
         res_usage_pairs(line, raw, pairs_from, current)?;
     }

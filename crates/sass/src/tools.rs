@@ -106,6 +106,9 @@ pub enum ToolError {
     },
 }
 
+/// The environment variable that makes [`Toolchain::discover`] find no tool.
+pub const NO_TOOLS_ENV: &str = "PTX2IDG_NO_SASS_TOOLS";
+
 /// Where each tool was found (`None`: nowhere).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Toolchain {
@@ -116,8 +119,13 @@ pub struct Toolchain {
 
 impl Toolchain {
     /// Searches `PATH`, then python3's site-packages (asked once, only if a tool is still
-    /// missing) for pip's nvidia packages and Triton.
+    /// missing) for pip's nvidia packages and Triton. With the environment variable
+    /// [`NO_TOOLS_ENV`] set to a non-empty value other than `0`, finds nothing: a machine
+    /// that has the tools can then be run as one that has not (tests, reproducible runs).
     pub fn discover() -> Toolchain {
+        if std::env::var_os(NO_TOOLS_ENV).is_some_and(|v| !v.is_empty() && v != "0") {
+            return Toolchain::default();
+        }
         let path_dirs: Vec<PathBuf> = std::env::var_os("PATH")
             .map(|p| std::env::split_paths(&p).collect())
             .unwrap_or_default();
@@ -265,6 +273,49 @@ fn run(tool: Tool, path: &Path, args: &[&std::ffi::OsStr]) -> Result<(String, St
     Ok((stdout, stderr))
 }
 
+/// Runs `ptxas -arch=ARCH -v [-lineinfo]` on `ptx` in `dir`: the cubin's path and the
+/// report read.
+fn assemble(
+    ptxas: &Path,
+    dir: &TempDir,
+    ptx: &str,
+    arch: &str,
+    line_info: bool,
+) -> Result<(PathBuf, Vec<Resources>), ToolError> {
+    let src = dir.0.join("kernel.ptx");
+    let cubin = dir.0.join("kernel.cubin");
+    std::fs::write(&src, ptx).map_err(|source| ToolError::TempDir {
+        dir: dir.0.clone(),
+        source,
+    })?;
+    let arch = format!("-arch={arch}");
+    let mut args: Vec<&std::ffi::OsStr> = vec![arch.as_ref(), "-v".as_ref()];
+    if line_info {
+        args.push("-lineinfo".as_ref());
+    }
+    args.extend(["-o".as_ref(), cubin.as_os_str(), src.as_os_str()]);
+    // ptxas -v reports on standard error.
+    let (_, info) = run(Tool::Ptxas, ptxas, &args)?;
+    let resources =
+        crate::resources::parse_ptxas_info(&info).map_err(|error| ToolError::Parse {
+            tool: Tool::Ptxas,
+            error,
+        })?;
+    Ok((cubin, resources))
+}
+
+/// Assembles `ptx` with `ptxas -arch=ARCH -v` and returns only its report, per function: for
+/// a caller that wants registers and shared memory, not the listing (no disassembler
+/// needed, one process instead of two).
+///
+/// # Errors
+/// As [`compile`]'s, for ptxas alone.
+pub fn resources(tools: &Toolchain, ptx: &str, arch: &str) -> Result<Vec<Resources>, ToolError> {
+    let ptxas = tools.require(Tool::Ptxas)?;
+    let dir = TempDir::new()?;
+    assemble(ptxas, &dir, ptx, arch, false).map(|(_, r)| r)
+}
+
 /// Assembles `ptx` with `ptxas -arch=ARCH -v` and disassembles the cubin; temporary files
 /// go to a fresh folder under [`std::env::temp_dir`], removed afterwards.
 ///
@@ -285,25 +336,7 @@ pub fn compile(
     };
     let dis = tools.require(dis_tool)?;
     let dir = TempDir::new()?;
-    let src = dir.0.join("kernel.ptx");
-    let cubin = dir.0.join("kernel.cubin");
-    std::fs::write(&src, ptx).map_err(|source| ToolError::TempDir {
-        dir: dir.0.clone(),
-        source,
-    })?;
-    let arch = format!("-arch={}", options.arch);
-    let mut args: Vec<&std::ffi::OsStr> = vec![arch.as_ref(), "-v".as_ref()];
-    if options.line_info {
-        args.push("-lineinfo".as_ref());
-    }
-    args.extend(["-o".as_ref(), cubin.as_os_str(), src.as_os_str()]);
-    // ptxas -v reports on standard error.
-    let (_, info) = run(Tool::Ptxas, ptxas, &args)?;
-    let resources =
-        crate::resources::parse_ptxas_info(&info).map_err(|error| ToolError::Parse {
-            tool: Tool::Ptxas,
-            error,
-        })?;
+    let (cubin, resources) = assemble(ptxas, &dir, ptx, &options.arch, options.line_info)?;
     let mut args: Vec<&std::ffi::OsStr> = dis_args.iter().map(|a| a.as_ref()).collect();
     args.push(cubin.as_os_str());
     let (text, _) = run(dis_tool, dis, &args)?;

@@ -100,6 +100,13 @@ fn resource_usage_errors() {
     assert_eq!(r[0].registers, Some(32));
     assert_eq!(r[0].stack_bytes, Some(8));
     assert_eq!(r[0].local_bytes, Some(4));
+    // A module with `__constant__` data (rodinia's cfd) lists its bank 3 under `Common:`.
+    let r = sass::parse_resource_usage(
+        "Resource usage:\n Common:\n  GLOBAL:0 CONSTANT[3]:68\n Function k:\n  REG:69 SHARED:0\n",
+    )
+    .unwrap();
+    assert_eq!((r.len(), r[0].registers), (1, Some(69)));
+    assert!(r[0].constant_bytes.is_empty());
 }
 
 #[test]

@@ -97,3 +97,13 @@ fn a_missing_tool_says_how_to_get_it() {
     );
     assert!(msg.contains("ptxas is in nvidia-cuda-nvcc"), "{msg}");
 }
+
+#[test]
+fn resources_alone_match_compile() {
+    let Some(t) = toolchain(&[Tool::Ptxas, Tool::Cuobjdump]) else {
+        return;
+    };
+    let r = sass::tools::resources(&t, &loops_ptx(), "sm_90").unwrap();
+    let c = compile(&t, &loops_ptx(), &CompileOptions::default()).unwrap();
+    assert_eq!(r, c.resources);
+}

@@ -12,4 +12,5 @@ pub mod map;
 pub mod metrics;
 pub mod model_args;
 pub mod models;
+pub mod sass_args;
 pub mod simulate;

@@ -18,6 +18,7 @@ use super::front;
 use super::gpu_args::GpuArgs;
 use super::idg::WalkArgs;
 use super::model_args::ModelArgs;
+use super::sass_args::SassArgs;
 use crate::diag;
 
 #[derive(clap::Args)]
@@ -39,6 +40,9 @@ pub struct ModelsArgs {
     trips: TripsArgs,
     #[command(flatten)]
     walk: WalkArgs,
+    /// `--sass`, `--regs`, `--shared`: the kernel's occupancy limit, which `--explain` prints.
+    #[command(flatten)]
+    sass: SassArgs,
     /// Resident warps per core: A..=B, A..B (exclusive end), A-B or N; only whole groups.
     #[arg(long, value_name = "A..=B", value_parser = parse_range, default_value = "1..=64")]
     occupancy: RangeInclusive<u32>,
@@ -85,10 +89,10 @@ fn run_inner(args: &ModelsArgs) -> Result<(), ExitCode> {
     let front::Mapped {
         file,
         idgs,
+        static_shared,
         timings,
         traffic,
         metrics,
-        ..
     } = front::model_idgs(
         &args.file,
         args.kernel.as_deref(),
@@ -99,6 +103,25 @@ fn run_inner(args: &ModelsArgs) -> Result<(), ExitCode> {
         &profile,
     )?
     .map(&args.trips, &config, &profile);
+    // The rows cover the requested warps whatever the kernel's resources allow; `--explain`
+    // says where its occupancy limit lies (so ptxas runs only for an explained run).
+    let occupancy_line = if args.trips.explain {
+        let r = args
+            .sass
+            .resolve(&args.file, &idgs.kernel, &profile, static_shared)?;
+        let limit = gpu::occupancy(&profile, idgs.block.iter().product(), r.regs, r.shared);
+        Some(format!(
+            "{}occupancy limit: {} warps ({} blocks per SM, limited by {}; {} shared bytes per \
+             block)\n",
+            r.explain(),
+            limit.warps_per_sm,
+            limit.blocks_per_sm,
+            limit.limiting_resource,
+            r.shared,
+        ))
+    } else {
+        None
+    };
     let table = if args.no_pipeline {
         models::analytical_table(&idgs, &timings, &profile, args.occupancy.clone())
     } else {
@@ -117,6 +140,7 @@ fn run_inner(args: &ModelsArgs) -> Result<(), ExitCode> {
             eprintln!("model: {}", config.describe_run(metrics.is_some()));
         }
         eprint!("{}", table.explain());
+        eprint!("{}", occupancy_line.unwrap_or_default());
     }
     if let Some(path) = &args.plot {
         diag::write_file(path, table.to_svg().as_bytes())

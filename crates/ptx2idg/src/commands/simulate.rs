@@ -1,6 +1,7 @@
 //! `ptx2idg simulate FILE.ptx|FILE.json [--gpu NAME] [launch] [trips] [occupancy] [scheduler]
 //! [--profile F] [--profile-svg F] [--plot F] [--format text|json|csv]`: runs the Pipeline-model
-//! simulator (crate `sim`) on one kernel launch, once or as an occupancy sweep.
+//! simulator (crate `sim`) on one kernel launch (its
+//! registers per thread from `--regs` or ptxas, `sass_args`), once or as an occupancy sweep.
 //!
 //! A single run prints the `SimResult` (text or JSON); `--occupancy A..=B` (warps) or
 //! `--blocks-per-sm A..=B` sweeps the resident groups and prints CSV with the header
@@ -18,6 +19,7 @@ use super::front;
 use super::gpu_args::GpuArgs;
 use super::idg::WalkArgs;
 use super::model_args::ModelArgs;
+use super::sass_args::SassArgs;
 use crate::diag;
 use gpu::GpuProfile;
 
@@ -43,13 +45,9 @@ pub struct SimulateArgs {
     trips: TripsArgs,
     #[command(flatten)]
     walk: WalkArgs,
-    /// Registers per thread, for the occupancy rules.
-    #[arg(long, value_name = "N", default_value_t = 32)]
-    regs: u32,
-    /// Shared memory per block in bytes (static + dynamic), for the occupancy rules. Default:
-    /// the static shared memory the PTX declares for the kernel (0 for IDG JSON input).
-    #[arg(long, value_name = "BYTES")]
-    shared: Option<u32>,
+    /// `--sass`, `--regs`, `--shared`: the resources that set the occupancy.
+    #[command(flatten)]
+    sass: SassArgs,
     /// Sweep resident warps: A..=B (whole groups only) or N.
     #[arg(long, value_name = "A..=B", value_parser = parse_range, conflicts_with = "blocks_per_sm")]
     occupancy: Option<RangeInclusive<u32>>,
@@ -152,8 +150,12 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
         metrics,
         traffic,
     } = li.map(&args.trips, &config, &profile);
+    let resources = args
+        .sass
+        .resolve(&args.file, &idgs.kernel, &profile, static_shared)?;
     if args.trips.explain {
         explain_floors(&config, traffic.as_ref(), &profile);
+        eprint!("{}", resources.explain());
     }
     // The device-wide limits (bandwidth floor, launch overhead) on a simulated core's result.
     let limit = |r: &mut sim::SimResult| {
@@ -182,8 +184,8 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
         },
     };
     let launch = sim::Launch {
-        regs_per_thread: args.regs,
-        shared_bytes_per_block: args.shared.unwrap_or(static_shared),
+        regs_per_thread: resources.regs,
+        shared_bytes_per_block: resources.shared,
         blocks_per_sm: None,
     };
     let axis = match (&args.occupancy, &args.blocks_per_sm) {
