@@ -140,7 +140,10 @@ pub struct Suite {
 pub fn load(dir: &Path, only: &[String]) -> Result<Suite, EvalError> {
     let manifest_path = dir.join("suite.toml");
     let manifest_file = "suite.toml".to_string();
-    let text = read(&manifest_path, &manifest_file)?;
+    let text = ptx::source::read_toml(&manifest_path).map_err(|e| EvalError::Io {
+        file: manifest_file.clone(),
+        message: e.to_string(),
+    })?;
     let manifest: Manifest = toml::from_str(&text).map_err(|e| EvalError::Manifest {
         file: manifest_file.clone(),
         message: e.to_string(),

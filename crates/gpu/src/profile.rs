@@ -415,7 +415,7 @@ impl GpuProfile {
     }
 
     pub fn from_file(path: &Path) -> Result<GpuProfile, GpuError> {
-        let text = ptx::read_source(path).map_err(|source| GpuError::Io {
+        let text = ptx::source::read_toml(path).map_err(|source| GpuError::Io {
             path: path.to_path_buf(),
             source,
         })?;

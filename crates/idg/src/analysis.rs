@@ -54,6 +54,10 @@ struct Pass<'a> {
     /// node's latest.
     instances: u64,
     node_instance: Vec<u64>,
+    /// Instances the pass may process; past it the walk stops and [`Pass::over`] is set (a
+    /// flat loop whose depths never settle walks every iteration).
+    budget: u64,
+    over: bool,
 }
 
 impl<'a> Pass<'a> {
@@ -67,6 +71,8 @@ impl<'a> Pass<'a> {
             node_winner: vec![None; idg.nodes.len()],
             instances: 0,
             node_instance: vec![0; idg.nodes.len()],
+            budget: u64::MAX,
+            over: false,
         }
     }
 
@@ -103,6 +109,10 @@ impl<'a> Pass<'a> {
 
     fn items(&mut self, items: &[Item]) {
         for item in items {
+            if self.instances > self.budget {
+                self.over = true;
+                return;
+            }
             match item {
                 Item::Node(id) => self.node(*id),
                 Item::Repeat(r) => self.repeat(r),
@@ -124,6 +134,9 @@ impl<'a> Pass<'a> {
             _ => {
                 for _ in 0..r.count {
                     self.items(&r.body);
+                    if self.over {
+                        return;
+                    }
                 }
                 return;
             }
@@ -132,6 +145,9 @@ impl<'a> Pass<'a> {
         for k in 0..r.count {
             let edges_before = self.edges;
             self.items(&r.body);
+            if self.over {
+                return;
+            }
             let depths: Vec<u64> = body.iter().map(|n| self.node_depth[n.index()]).collect();
             let winners: Vec<Option<NodeId>> =
                 body.iter().map(|n| self.node_winner[n.index()]).collect();
@@ -261,27 +277,42 @@ fn analysis_work(idg: &Idg, items: &[Item]) -> u64 {
 
 impl Idg {
     /// Whether [`Idg::stats`] stays within [`ANALYSIS_BUDGET`]; `class` names it in the error.
+    /// Loops with loops inside are refused at once by their estimated walk; a flat loop counts
+    /// a few iterations there, and is walked under the budget to find whether its dependences
+    /// settle in time (their transient lasts as long as a value from before the loop is
+    /// deeper than the chain the loop carries).
     pub fn check_analysis(&self, class: usize) -> Result<(), crate::IdgError> {
+        self.check_analysis_within(class, ANALYSIS_BUDGET)
+    }
+
+    /// [`Idg::check_analysis`] under a budget of `limit` instructions.
+    pub fn check_analysis_within(&self, class: usize, limit: u64) -> Result<(), crate::IdgError> {
+        let too_large = |work| crate::IdgError::AnalysisTooLarge { class, work, limit };
         let work = analysis_work(self, &self.body);
-        if work > ANALYSIS_BUDGET {
-            return Err(crate::IdgError::AnalysisTooLarge {
-                class,
-                work,
-                limit: ANALYSIS_BUDGET,
-            });
+        if work > limit {
+            return Err(too_large(work));
         }
-        Ok(())
+        self.stats_within(limit)
+            .map(|_| ())
+            .ok_or_else(|| too_large(limit))
     }
 
     /// Instruction, edge and critical-path counts of one warp, without materializing.
     pub fn stats(&self) -> Stats {
+        self.stats_within(u64::MAX)
+            .expect("an unbounded walk always ends")
+    }
+
+    /// [`Idg::stats`] if its walk processes at most `budget` instructions.
+    fn stats_within(&self, budget: u64) -> Option<Stats> {
         let mut pass = Pass::new(self);
+        pass.budget = budget;
         pass.items(&self.body);
-        Stats {
+        (!pass.over).then(|| Stats {
             instructions: self.instruction_count(),
             edges: pass.edges,
             critical_path: pass.max_depth,
-        }
+        })
     }
 }
 

@@ -56,9 +56,10 @@ pub enum IdgError {
     #[error("the graph has {nodes} dynamic instructions, more than the limit of {limit}")]
     TooLarge { nodes: u64, limit: u64 },
     #[error(
-        "warp class {class}: its critical path needs a walk of about {work} instructions (loops \
-         with loops inside run many iterations), more than the analysis budget of {limit}; \
-         lower the trip counts (--trips), or use --format json, which needs no walk"
+        "warp class {class}: its critical path needs a walk of more than {work} instructions \
+         (loops with loops inside, or a loop whose dependences never settle, walk every \
+         iteration), more than the analysis budget of {limit}; lower the trip counts \
+         (--trips), or use --format json, which needs no walk"
     )]
     AnalysisTooLarge { class: usize, work: u64, limit: u64 },
     #[error("IDG schema version {found}, this build reads version {expected}")]

@@ -291,3 +291,31 @@ fn shrinking_depths_are_not_extrapolated() {
     let (edges, cp) = stream_critical_path(&idg);
     assert_eq!((stats.edges, stats.critical_path), (edges, cp));
 }
+
+/// A flat loop whose dependences settle only after as many iterations as a value from before
+/// it is deep: a chain of 2^40 iterations, then a loop whose carried chain grows by one per
+/// iteration while each iteration also reads that value. The estimate counts the second loop
+/// a few iterations; the walk finds it does not settle within the budget and is refused
+/// instead of walking 2^40 iterations (hours).
+#[test]
+fn a_flat_loop_that_does_not_settle_is_refused_past_the_budget() {
+    let deep = Gen::Repeat(1 << 40, vec![Gen::Node(vec![0], vec![0], vec![])]);
+    let catching_up = Gen::Repeat(
+        1 << 40,
+        vec![
+            Gen::Node(vec![1], vec![1], vec![]),
+            Gen::Node(vec![1, 0], vec![2], vec![]),
+        ],
+    );
+    let idg = build(&[deep.clone(), catching_up]);
+    let err = idg.check_analysis_within(0, 10_000).unwrap_err();
+    assert!(
+        matches!(err, idg::IdgError::AnalysisTooLarge { work: 10_000, .. }),
+        "{err}"
+    );
+    // The same loop without the deep value settles at once and passes.
+    let settling = Gen::Repeat(1 << 40, vec![Gen::Node(vec![1], vec![1], vec![])]);
+    assert!(build(&[deep, settling])
+        .check_analysis_within(0, 10_000)
+        .is_ok());
+}

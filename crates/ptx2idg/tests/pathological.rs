@@ -329,7 +329,7 @@ fn dev_zero_and_garbage_inputs_are_refused_with_the_cause() {
     let out = ptx2idg(["check", "/dev/zero"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        text(&out.stderr).contains("the input limit"),
+        text(&out.stderr).contains("the limit of this kind of input"),
         "{}",
         text(&out.stderr)
     );
@@ -783,5 +783,71 @@ fn arrays_past_any_memory_are_refused_naming_them() {
             "h100".as_ref(),
         ]),
         "300000 shared bytes cannot run on hopper-h100 (limited by shared memory)",
+    );
+}
+
+/// A GPU profile past 4 MiB is refused before it is parsed (a TOML document takes 20-60 times
+/// its size in memory once parsed); a recording run stops at its trace budget, naming the flag
+/// that raises it, and leaves no trace file (a 2048² matmul's trace took 24 GB).
+#[test]
+fn huge_toml_inputs_and_traces_are_refused_naming_their_limit() {
+    let big = write("huge_profile.toml", &format!("# {}\n", "x".repeat(5 << 20)));
+    refused(
+        &ptx2idg([
+            "simulate".as_ref(),
+            "ptx_samples/sm_90/axpy.ptx".as_ref(),
+            "--gpu".as_ref(),
+            big.as_os_str(),
+        ]),
+        "the limit of this kind of input",
+    );
+    let trace = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("pathological")
+        .join("budget_trace.json");
+    let _ = std::fs::remove_file(&trace);
+    let record = |budget: &str| {
+        ptx2idg([
+            "simulate".as_ref(),
+            "ptx_samples/rodinia/gaussian.ptx".as_ref(),
+            "--kernel".as_ref(),
+            "fan2".as_ref(),
+            "--grid".as_ref(),
+            "64,64".as_ref(),
+            "--block".as_ref(),
+            "8,8".as_ref(),
+            "--param".as_ref(),
+            "3=512".as_ref(),
+            "--param".as_ref(),
+            "4=0".as_ref(),
+            "--profile".as_ref(),
+            trace.as_os_str(),
+            "--max-traced".as_ref(),
+            budget.as_ref(),
+        ])
+    };
+    refused(&record("1000"), "raise it with --max-traced N");
+    assert!(!trace.exists(), "no trace is left behind");
+    assert!(record("100000000").status.success());
+    assert!(trace.exists());
+}
+
+/// A named pipe that no program opens for writing is an error after a bounded wait, not a
+/// hang (`<(command)` is open before the tool starts and reads as a file).
+#[cfg(unix)]
+#[test]
+fn a_named_pipe_nobody_writes_is_an_error_not_a_hang() {
+    let fifo = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("pathological")
+        .join("lonely.fifo");
+    std::fs::create_dir_all(fifo.parent().unwrap()).unwrap();
+    let _ = std::fs::remove_file(&fifo);
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    refused(
+        &ptx2idg(["check".as_ref(), fifo.as_os_str()]),
+        "a named pipe that no program opened for writing",
     );
 }
