@@ -470,10 +470,108 @@ fn range(lo: u32, hi: u32, what: &str) -> PyResult<RangeInclusive<u32>> {
     Ok(lo..=hi)
 }
 
+/// `sass=` (`None`: `PTX2IDG_SASS`, else `auto`), as the CLI's `--sass` takes it.
+fn sass_source(sass: Option<&str>) -> PyResult<sass::resolve::Source> {
+    sass::resolve::Source::given_or_env(sass).map_err(|e| {
+        let shown = sass.map_or_else(
+            || {
+                format!(
+                    "{}={:?}",
+                    sass::resolve::SASS_ENV,
+                    std::env::var(sass::resolve::SASS_ENV).unwrap_or_default()
+                )
+            },
+            |s| format!("sass={s:?}"),
+        );
+        PyValueError::new_err(format!("{shown}: {e}"))
+    })
+}
+
+/// The launch's registers per thread and shared bytes per block as the CLI resolves them
+/// (`sass::resolve`): the caller's `(regs, shared)`, else ptxas' report, else the defaults.
+fn resolve_resources(
+    source: &sass::resolve::Source,
+    file: &str,
+    src: &str,
+    kernel: &str,
+    profile: &gpu::GpuProfile,
+    (regs, shared): (Option<u32>, Option<u32>),
+    ptx_shared: u32,
+) -> Result<sass::resolve::Resolved, Failure> {
+    sass::resolve::resolve(&sass::resolve::Request {
+        source,
+        ptx: sass::resolve::Ptx::Text(src),
+        input: file,
+        kernel,
+        arch: profile.sass_arch.as_deref(),
+        gpu: &profile.name,
+        regs,
+        shared,
+        ptx_shared,
+        spelling: sass::resolve::Spelling::PYTHON,
+    })
+    .map_err(|e| Failure::Input(e.to_string()))
+}
+
+/// The registers per thread and shared bytes per block a launch of the kernel is modelled
+/// with, as `(json, notes)`: `regs`, `regs_from`, `shared`, and ptxas' report when there is
+/// one (`spill_store_bytes`, `spill_load_bytes`, `stack_bytes`, `local_bytes`).
+#[pyfunction]
+#[pyo3(signature = (file, src, kernel, gpu, regs, shared, sass))]
+#[allow(clippy::too_many_arguments)]
+fn resources(
+    py: Python<'_>,
+    file: String,
+    src: String,
+    kernel: Option<String>,
+    gpu: String,
+    regs: Option<u32>,
+    shared: Option<u32>,
+    sass: Option<&str>,
+) -> PyResult<(String, Vec<String>)> {
+    let source = sass_source(sass)?;
+    interruptible(py, move || {
+        let profile = gpu_profile(&gpu)?;
+        let module = parse(&file, &src)?;
+        let names: Vec<&str> = module.kernels().map(|f| f.name.as_str()).collect();
+        let entry = ir::names::select_kernel(&names, kernel.as_deref())
+            .map_err(|e| input(&file, e))?
+            .to_string();
+        let ptx_shared = module
+            .static_shared_bytes(&entry)
+            .map_err(|e| input(&file, format!("kernel `{entry}`: {e}")))?
+            .unwrap_or(0);
+        let r = resolve_resources(
+            &source,
+            &file,
+            &src,
+            &entry,
+            &profile,
+            (regs, shared),
+            ptx_shared,
+        )?;
+        let report = r.report.as_ref();
+        let json = serde_json::json!({
+            "kernel": entry,
+            "regs": r.regs,
+            "regs_from": r.regs_from,
+            "shared": r.shared,
+            "spill_store_bytes": report.and_then(|x| x.spill_store_bytes),
+            "spill_load_bytes": report.and_then(|x| x.spill_load_bytes),
+            "stack_bytes": report.and_then(|x| x.stack_bytes),
+            "local_bytes": report.and_then(|x| x.local_bytes),
+        });
+        Ok((
+            json.to_string(),
+            r.diagnostics.iter().map(ToString::to_string).collect(),
+        ))
+    })
+}
+
 /// A simulation sweep, or one run at the launch's occupancy, as the CLI's CSV
 /// (`sim::CSV_HEADER`), with the warnings.
 #[pyfunction]
-#[pyo3(signature = (file, src, kernel, grid, block, params, trips, invocation, unknown_branch, groups, gpu, regs, shared, axis, lo, hi, scheduler, order, sub_partitions, window, metrics))]
+#[pyo3(signature = (file, src, kernel, grid, block, params, trips, invocation, unknown_branch, groups, gpu, regs, shared, sass, axis, lo, hi, scheduler, order, sub_partitions, window, metrics))]
 #[allow(clippy::too_many_arguments)]
 fn simulate(
     py: Python<'_>,
@@ -488,8 +586,9 @@ fn simulate(
     unknown_branch: Option<&str>,
     groups: Option<u64>,
     gpu: String,
-    regs: u32,
+    regs: Option<u32>,
     shared: Option<u32>,
+    sass: Option<&str>,
     axis: &str,
     lo: u32,
     hi: u32,
@@ -519,6 +618,7 @@ fn simulate(
         o => return Err(PyValueError::new_err(format!("unknown sweep axis {o:?}"))),
     };
     let switches = ModelSwitches::parse(scheduler, order, sub_partitions, window, metrics)?;
+    let source = sass_source(sass)?;
     interruptible(py, move || {
         let profile = gpu_profile(&gpu)?;
         let config = switches.config(&profile);
@@ -532,9 +632,19 @@ fn simulate(
         );
         let mut notes = b.notes;
         notes.extend(warnings.iter().map(ToString::to_string));
+        let r = resolve_resources(
+            &source,
+            &f.file,
+            &f.src,
+            &b.idgs.kernel,
+            &profile,
+            (regs, shared),
+            b.static_shared,
+        )?;
+        notes.extend(r.diagnostics.iter().map(ToString::to_string));
         let launch = sim::Launch {
-            regs_per_thread: regs,
-            shared_bytes_per_block: shared.unwrap_or(b.static_shared),
+            regs_per_thread: r.regs,
+            shared_bytes_per_block: r.shared,
             blocks_per_sm: None,
         };
         let axis = match axis {
@@ -695,6 +805,7 @@ fn _ptx2idg(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(build_idg, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(models_table, m)?)?;
+    m.add_function(wrap_pyfunction!(resources, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate, m)?)?;
     Ok(())
 }

@@ -35,6 +35,9 @@
 //! - [`tools`]: [`tools::Toolchain::discover`] finds `ptxas`, `cuobjdump` and `nvdisasm` on
 //!   `PATH`, in pip's `nvidia-cuda-*` packages or in Triton; [`tools::compile`] assembles a
 //!   PTX text and returns its listing and resources.
+//! - [`resolve::resolve`]: a launch's registers per thread and shared bytes from the
+//!   caller's values, ptxas' report (run, or a saved file) or the defaults, with typed notes
+//!   and warnings; the one resolution behind the CLI's `--sass` and the Python `sass=`.
 //!
 //! # Guarantees
 //! The parsers never panic on any input; every [`ParseError`] has a 1-based line and column.
@@ -44,6 +47,7 @@ pub mod analysis;
 mod ast;
 mod error;
 mod listing;
+pub mod resolve;
 mod resources;
 pub mod tools;
 

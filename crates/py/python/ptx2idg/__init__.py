@@ -36,6 +36,7 @@ __all__ = [
     "idg",
     "simulate",
     "models",
+    "resources",
     "eval",
 ]
 
@@ -188,6 +189,24 @@ def _gpu(gpu):
     return gpu
 
 
+def _sass(sass):
+    """``auto``, ``none`` or the path of a ``ptxas -v`` / ``cuobjdump -res-usage`` report or a
+    SASS listing; ``None`` is the CLI's default (``PTX2IDG_SASS``, else ``auto``). A path that
+    does not exist raises FileNotFoundError naming it."""
+    if sass is None:
+        return None
+    if sass == "":
+        raise ValueError("sass='': expected 'auto', 'none' or a path")
+    if isinstance(sass, os.PathLike) or (isinstance(sass, str) and sass not in ("auto", "none")):
+        path = os.fspath(sass)
+        if path and not os.path.isfile(path):
+            raise FileNotFoundError(errno.ENOENT, "sass: no such report or listing", path)
+        return path
+    if not isinstance(sass, str):
+        raise TypeError(f"sass={sass!r}: expected 'auto', 'none' or a path")
+    return sass
+
+
 def _warn(notes):
     for n in notes:
         warnings.warn(n, stacklevel=3)
@@ -223,13 +242,19 @@ def idg(ptx, kernel=None, grid=1, block=32, params=None, trips=None, invocation=
 
 
 def simulate(ptx, kernel=None, grid=1, block=32, params=None, trips=None, gpu="hopper-h100",
-             occupancy=None, blocks_per_sm=None, regs=32, shared=None, scheduler=None,
-             order=None, sub_partitions=None, window=None, metrics=True, invocation=None,
-             unknown_branch=None, groups=None):
+             occupancy=None, blocks_per_sm=None, regs=None, shared=None, sass=None,
+             scheduler=None, order=None, sub_partitions=None, window=None, metrics=True,
+             invocation=None, unknown_branch=None, groups=None):
     """A Pipeline-model sweep over resident warps (``occupancy``) or resident blocks per SM
     (``blocks_per_sm``), or without either one run at the occupancy the launch's registers and
     shared memory allow, as a DataFrame with the columns of ``ptx2idg simulate``'s CSV:
-    occupancy_warps, blocks_per_sm, cycles, wpc, time_us."""
+    occupancy_warps, blocks_per_sm, cycles, wpc, time_us.
+
+    ``regs`` (registers per thread) and ``shared`` (bytes per block) default, as the CLI's
+    ``--regs`` and ``--shared`` do, to what ptxas reports for the kernel (``sass="auto"``
+    runs it for the GPU's architecture when it is found; ``sass=PATH`` reads a saved report;
+    ``sass="none"`` runs nothing), else 32 registers and the PTX's static shared memory.
+    ``sass=None`` is ``PTX2IDG_SASS``, else ``"auto"``. ``resources()`` says which."""
     if occupancy is not None and blocks_per_sm is not None:
         raise ValueError("give occupancy or blocks_per_sm, not both")
     if blocks_per_sm is not None:
@@ -240,7 +265,8 @@ def simulate(ptx, kernel=None, grid=1, block=32, params=None, trips=None, gpu="h
         axis, lo, hi = "launch", 0, 0
     csv, notes = _ptx2idg.simulate(
         *_front(ptx, kernel, grid, block, params, trips, invocation, unknown_branch, groups),
-        _gpu(gpu), _int(regs, "regs", *_U32), _opt(shared, "shared", _U32), axis, lo, hi,
+        _gpu(gpu), _opt(regs, "regs", _U32), _opt(shared, "shared", _U32), _sass(sass),
+        axis, lo, hi,
         scheduler, order, sub_partitions, _opt(window, "window", _U32), metrics,
     )
     _warn(notes)
@@ -260,6 +286,21 @@ def models(ptx, kernel=None, grid=1, block=32, params=None, trips=None, gpu="hop
     )
     _warn(notes)
     return _frame(csv)
+
+
+def resources(ptx, kernel=None, gpu="hopper-h100", regs=None, shared=None, sass=None):
+    """The registers per thread and shared bytes per block ``simulate`` models a launch of
+    the kernel with, as the CLI's ``--explain`` names them: a dict with ``kernel``, ``regs``,
+    ``regs_from`` (where they came from), ``shared`` and, from a ptxas report,
+    ``spill_store_bytes``, ``spill_load_bytes``, ``stack_bytes`` and ``local_bytes`` (else
+    None). ``regs``, ``shared`` and ``sass`` as for ``simulate``."""
+    file, src = _source(ptx)
+    out, notes = _ptx2idg.resources(
+        file, src, kernel, _gpu(gpu), _opt(regs, "regs", _U32), _opt(shared, "shared", _U32),
+        _sass(sass),
+    )
+    _warn(notes)
+    return json.loads(out)
 
 
 def eval(suite_dir, gpu="hopper-h100", kernels=()):  # noqa: A001 - the CLI's command name
