@@ -38,7 +38,7 @@ pub use occupancy::{occupancy, OccupancyLimit, Resource};
 pub use profile::{
     bundled_names, Bandwidth, BandwidthSource, ClassParams, GpuProfile, LaunchCosts, Limits,
     LoadedLatency, MemParams, MixedBandwidth, Origin, SassExpansion, Scheduler, Subsystem,
-    SubsystemId,
+    SubsystemId, UnifiedModel,
 };
 pub use render::{mapping, mapping_table, Mapping, MappingRow};
 pub use timing::{ClassTiming, GradedHits, L2Reuse, MapSource, NodeTiming, MAX_CURVE_POINTS};

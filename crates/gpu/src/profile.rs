@@ -186,6 +186,22 @@ pub struct GpuProfile {
     /// IDG's PTX counts to the profiler's SASS counts; all 1 when the profile does not give
     /// them.
     pub sass_expansion: SassExpansion,
+    /// The unified hardware-fitted model's weights (`[unified_model]`, fitted by
+    /// `cargo run -p models --example fit_unified` on bench/unified's measurements); `None`
+    /// when the profile has none: that model then predicts nothing for this GPU.
+    pub unified_model: Option<UnifiedModel>,
+}
+
+/// Weights of the unified hardware-fitted model (`[unified_model]`): seconds per unit of each
+/// property, by the property names of `models::unified`; a property not listed has no
+/// weight (a kernel that has it gets no prediction). The names are checked where the model
+/// reads them (crate `models`), which owns the property list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnifiedModel {
+    /// Where the weights come from (measurement file, GPU, date).
+    pub source: String,
+    pub weights: BTreeMap<String, f64>,
 }
 
 /// SASS instructions the compiler emits per PTX instruction, by counter class
@@ -497,6 +513,7 @@ struct RawProfile {
     bandwidth: Option<RawBandwidth>,
     loaded_latency: Option<LoadedLatency>,
     sass_expansion: Option<SassExpansion>,
+    unified_model: Option<UnifiedModel>,
 }
 
 #[derive(Deserialize)]
@@ -861,7 +878,24 @@ impl Resolver<'_> {
             }
             None => SassExpansion::default(),
         };
+        if let Some(u) = &raw.unified_model {
+            if u.weights.is_empty() {
+                return Err(self.invalid(
+                    "unified_model.weights".into(),
+                    "no weight given (leave the section out instead)",
+                ));
+            }
+            for (name, w) in &u.weights {
+                if !w.is_finite() {
+                    return Err(self.invalid(
+                        format!("unified_model.weights.{name}"),
+                        format!("{w} is not a finite weight"),
+                    ));
+                }
+            }
+        }
         Ok(GpuProfile {
+            unified_model: raw.unified_model,
             launch,
             bandwidth,
             loaded_latency: raw.loaded_latency,

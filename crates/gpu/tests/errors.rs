@@ -189,3 +189,22 @@ fn sass_expansion_factors_must_be_positive_and_complete() {
         "branch",
     );
 }
+
+#[test]
+fn unified_model_weights_are_optional_and_finite() {
+    assert_eq!(GpuProfile::from_toml_str(BASE).unwrap().unified_model, None);
+    let table = "\n[unified_model]\nsource = \"synthetic\"\n\n[unified_model.weights]\nconst = 3e-6\nglobal_load_32_stride1 = -1.5e-12\n";
+    let p = GpuProfile::from_toml_str(&format!("{BASE}{table}")).unwrap();
+    let u = p.unified_model.unwrap();
+    assert_eq!(u.source, "synthetic");
+    assert_eq!(u.weights["const"], 3e-6);
+    assert_eq!(u.weights["global_load_32_stride1"], -1.5e-12);
+    assert_names(
+        &format!("{BASE}{}", table.replace("-1.5e-12", "nan")),
+        "unified_model.weights.global_load_32_stride1",
+    );
+    assert_names(
+        &format!("{BASE}{}", table.replace("source", "origin")),
+        "origin",
+    );
+}

@@ -9,6 +9,9 @@
 //! - One module per model, each with `predict(char, hw, occupancy_warps) -> Prediction`:
 //!   [`roofline`] (Eq. 1), [`volkov`] (Eqs. 2-3), [`mwp_cwp`] (Eqs. 15-28, section 5.1),
 //!   [`wfg`] (Eqs. 30-36, 41-42), [`gpumech`] (section 2.5, 2.5.1).
+//! - [`unified`]: the unified hardware-fitted model of Stevens and Klöckner, a launch time
+//!   `Σ α·p` of property counts with weights fitted per GPU (not a WPC model: its time is
+//!   converted to WPC by the caller, the same at every occupancy).
 //! - [`table`]: the occupancy table (with the simulator's `pipeline` column), CSV, `--explain`
 //!   text and the SVG chart of Fig. 14.
 //!
@@ -22,6 +25,7 @@ pub mod mwp_cwp;
 pub mod plot;
 pub mod roofline;
 pub mod table;
+pub mod unified;
 pub mod volkov;
 pub mod wfg;
 
