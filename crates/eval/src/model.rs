@@ -1,6 +1,6 @@
 //! The models compared in the evaluation (the columns of Tables 10-12 of
-//! pipeline-model-analysis, plus Roofline) and the [`Predictor`] interface that produces their
-//! curves.
+//! pipeline-model-analysis, plus Roofline and the unified hardware-fitted model of Stevens and
+//! Klöckner, appended last) and the [`Predictor`] interface that produces their curves.
 //!
 //! Invariant: [`Model::ALL`] is the column order of every table and the row order of the CSV;
 //! the names are the stable CSV spellings.
@@ -22,10 +22,14 @@ pub enum Model {
     WfgCorr,
     GpumechRr,
     GpumechGto,
+    /// The unified hardware-fitted model (`models::unified`): one launch time, so the same
+    /// WPC at every occupancy (flat by construction; its MAPE_shape is the measured curve's
+    /// own variation).
+    Unified,
 }
 
 impl Model {
-    pub const ALL: [Model; 9] = [
+    pub const ALL: [Model; 10] = [
         Model::Pipeline,
         Model::Roofline,
         Model::Volkov,
@@ -35,6 +39,7 @@ impl Model {
         Model::WfgCorr,
         Model::GpumechRr,
         Model::GpumechGto,
+        Model::Unified,
     ];
 
     pub fn name(self) -> &'static str {
@@ -48,6 +53,7 @@ impl Model {
             Model::WfgCorr => "wfg_corr",
             Model::GpumechRr => "gpumech_rr",
             Model::GpumechGto => "gpumech_gto",
+            Model::Unified => "unified",
         }
     }
 
@@ -63,6 +69,7 @@ impl Model {
             Model::WfgCorr => "WFG_corr",
             Model::GpumechRr => "gpumech_rr",
             Model::GpumechGto => "gpumech_gto",
+            Model::Unified => "Unified",
         }
     }
 }

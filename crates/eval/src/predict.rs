@@ -266,10 +266,19 @@ pub trait Backend: Sync {
     /// Analytical models this backend evaluates, in [`Model::ALL`] order.
     fn analytical_models(&self) -> Vec<Model>;
 
+    /// What the analytical models read of a kernel that does not depend on the point (the
+    /// unified model's property counts and the launch's warps per core), computed once per
+    /// kernel and IDG and passed to every [`Backend::analytical`] call on them.
+    type Prepared: Send + Sync;
+
+    /// [`Backend::Prepared`] of `idgs`, launched as `shape`.
+    fn prepare(&self, idgs: &KernelIdgs, shape: CoreShape) -> Self::Prepared;
+
     /// WPC of each of [`Backend::analytical_models`] with `occupancy_warps` resident warps.
     fn analytical(
         &self,
         idgs: &KernelIdgs,
+        prepared: &Self::Prepared,
         timed: &Timed,
         occupancy_warps: u32,
     ) -> Vec<Result<f64, String>>;
@@ -280,6 +289,8 @@ pub struct GpuBackend {
     pub profile: gpu::GpuProfile,
 }
 
+/// The models predicting from the characterization at each occupancy; the unified model
+/// ([`Model::Unified`]) follows them, last as in [`Model::ALL`].
 const ANALYTICAL: [(Model, models::ModelKind); 8] = [
     (Model::Roofline, models::ModelKind::Roofline),
     (Model::Volkov, models::ModelKind::Volkov),
@@ -360,36 +371,79 @@ impl Backend for GpuBackend {
     }
 
     fn analytical_models(&self) -> Vec<Model> {
-        ANALYTICAL.iter().map(|(m, _)| *m).collect()
+        ANALYTICAL
+            .iter()
+            .map(|(m, _)| *m)
+            .chain([Model::Unified])
+            .collect()
+    }
+
+    /// The unified model's property counts of the launch (`models::unified::count_properties`
+    /// scales the walked groups to all of them), or why it has none (no `[unified_model]`).
+    type Prepared = UnifiedInputs;
+
+    fn prepare(&self, idgs: &KernelIdgs, shape: CoreShape) -> UnifiedInputs {
+        let counts = match &self.profile.unified_model {
+            None => Err(models::unified::UnifiedError::NoWeights.to_string()),
+            Some(_) => Ok(models::unified::count_properties(idgs)),
+        };
+        UnifiedInputs {
+            counts,
+            warps_per_core: shape.warps_per_core(),
+        }
     }
 
     fn analytical(
         &self,
         idgs: &KernelIdgs,
+        prepared: &UnifiedInputs,
         timed: &Timed,
         occupancy_warps: u32,
     ) -> Vec<Result<f64, String>> {
+        // The Pipeline model's time is converted to WPC at this clock (`predict_variants`).
+        let unified = prepared
+            .counts
+            .as_ref()
+            .map_err(Clone::clone)
+            .and_then(|c| {
+                models::unified::wpc(
+                    c,
+                    self.profile.unified_model.as_ref(),
+                    prepared.warps_per_core,
+                    timed.hardware.clock_mhz,
+                )
+                .map_err(|e| e.to_string())
+            });
         let ch = match models::KernelCharacterization::from_kernel(
             idgs,
             &timed.timings,
             self.profile.issue_limit,
         ) {
             Ok(ch) => ch,
-            Err(e) => return vec![Err(e.to_string()); ANALYTICAL.len()],
+            Err(e) => {
+                let mut out = vec![Err(e.to_string()); ANALYTICAL.len()];
+                out.push(unified);
+                return out;
+            }
         };
         let hw = models::HwParams::from_profile(&ch, &self.profile);
         ANALYTICAL
             .iter()
-            .map(|(_, k)| {
-                let wpc = k.predict(&ch, &hw, occupancy_warps).wpc;
-                if wpc.is_finite() {
-                    Ok(wpc)
-                } else {
-                    Err(format!("{} predicts a non-finite WPC", k.column()))
-                }
+            .map(|(_, k)| match k.predict(&ch, &hw, occupancy_warps) {
+                Some(p) if p.wpc.is_finite() => Ok(p.wpc),
+                _ => Err(format!("{} predicts a non-finite WPC", k.column())),
             })
+            .chain([unified])
             .collect()
     }
+}
+
+/// [`GpuBackend`]'s per-kernel inputs: the unified model's property counts of the launch
+/// (`Err` when the profile has no `[unified_model]`: the curve is then that error, never a
+/// number) and the warps per simulated core of every WPC ([`CoreShape::warps_per_core`]).
+pub struct UnifiedInputs {
+    pub counts: Result<models::unified::PropertyCounts, String>,
+    pub warps_per_core: u64,
 }
 
 /// The kernel's IDGs and what building them assumed.
@@ -806,6 +860,8 @@ fn predict_variants<B: Backend>(
                 Vec::new()
             };
             let n_models = models.len();
+            // Once per kernel: what the analytical models read independently of the point.
+            let prepared = (n_models > 0).then(|| backend.prepare(aidgs, shape));
             let per_point: Vec<PointOutcome> = points
                 .par_iter()
                 .enumerate()
@@ -844,7 +900,8 @@ fn predict_variants<B: Backend>(
                                 hardware: v.adjust_hardware(at.hardware.clone()),
                                 notes: at.notes.clone(),
                             };
-                            backend.analytical(aidgs, &adjusted, occ)
+                            let prepared = prepared.as_ref().expect("prepared with models");
+                            backend.analytical(aidgs, prepared, &adjusted, occ)
                         }
                         (_, Err(e)) => {
                             let e = format!("mapping at {} blocks/SM: {e}", p.blocks_per_sm);

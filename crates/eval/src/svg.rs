@@ -28,6 +28,7 @@ fn colour(m: Model) -> &'static str {
         Model::WfgCorr => "#98df8a",
         Model::GpumechRr => "#9467bd",
         Model::GpumechGto => "#c5b0d5",
+        Model::Unified => "#17becf",
     }
 }
 

@@ -107,7 +107,9 @@ impl Backend for Toy {
     fn analytical_models(&self) -> Vec<Model> {
         vec![]
     }
-    fn analytical(&self, _: &KernelIdgs, _: &Timed, _: u32) -> Vec<Result<f64, String>> {
+    type Prepared = ();
+    fn prepare(&self, _: &KernelIdgs, _: eval::CoreShape) {}
+    fn analytical(&self, _: &KernelIdgs, _: &(), _: &Timed, _: u32) -> Vec<Result<f64, String>> {
         vec![]
     }
 }
@@ -310,5 +312,47 @@ fn loaded_latency_variants_share_no_settled_run() {
             "{}",
             v.describe()
         );
+    }
+}
+
+/// The unified model's curve is flat in occupancy (one launch time) and, for a profile without
+/// `[unified_model]`, an error, never a number.
+#[test]
+fn unified_curve_is_flat_and_needs_the_profiles_weights() {
+    let s = eval::load(&suite_dir(), &["bpnn_adjust_weights".to_string()]).unwrap();
+    let k = &s.kernels[0];
+    let v = Variant::validated(&h100());
+    let g = build_graphs(k, &v, &h100().sass_expansion).unwrap();
+    let shape = eval::CoreShape::of(k, s.sm_count);
+    let unified_at = |backend: &eval::predict::GpuBackend| -> Vec<Result<f64, String>> {
+        let models = backend.analytical_models();
+        assert_eq!(models.last(), Some(&Model::Unified));
+        let i = models.len() - 1;
+        let prepared = backend.prepare(&g.idgs, shape);
+        [&k.points[0], &k.points[2], k.max_point()]
+            .into_iter()
+            .map(|p| {
+                let timed = backend.timings(&g.idgs, p, &v).unwrap();
+                let occ = p.blocks_per_sm * shape.warps_per_group;
+                let out = backend.analytical(&g.idgs, &prepared, &timed, occ);
+                assert_eq!(out.len(), models.len());
+                out[i].clone()
+            })
+            .collect()
+    };
+    let with = eval::predict::GpuBackend { profile: h100() };
+    assert!(with.profile.unified_model.is_some());
+    let curve = unified_at(&with);
+    let first = *curve[0].as_ref().unwrap();
+    assert!(first.is_finite() && first > 0.0);
+    for c in &curve {
+        assert_eq!(c.as_ref().unwrap().to_bits(), first.to_bits(), "{curve:?}");
+    }
+    let mut bare = h100();
+    bare.unified_model = None;
+    let without = eval::predict::GpuBackend { profile: bare };
+    for c in unified_at(&without) {
+        let e = c.unwrap_err();
+        assert!(e.contains("the GPU profile has no [unified_model]"), "{e}");
     }
 }

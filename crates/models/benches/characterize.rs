@@ -88,7 +88,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             (1..=64)
                 .flat_map(|w| ModelKind::ALL.iter().map(move |k| (k, w)))
-                .map(|(k, w)| k.predict(&ch, &hw, w).wpc)
+                .filter_map(|(k, w)| k.predict(&ch, &hw, w).map(|p| p.wpc))
                 .sum::<f64>()
         })
     });

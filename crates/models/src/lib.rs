@@ -31,7 +31,9 @@ pub mod wfg;
 
 pub use characterize::{Interval, KernelCharacterization, SubsystemLoad, WfgBlock, WfgMem};
 pub use hw::HwParams;
-pub use table::{analytical_table, models_table, Row, Table, CSV_HEADER};
+pub use table::{
+    analytical_table, models_table, unified_prediction, Row, Table, UnifiedPrediction, CSV_HEADER,
+};
 
 use serde::Serialize;
 
@@ -97,7 +99,7 @@ impl Prediction {
     }
 }
 
-/// The analytical models, in the column order of [`CSV_HEADER`].
+/// The analytical models, in the column order of [`CSV_HEADER`] ([`ModelKind::COLUMNS`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ModelKind {
@@ -109,9 +111,15 @@ pub enum ModelKind {
     WfgCorr,
     GpuMechRr,
     GpuMechGto,
+    /// The unified hardware-fitted model ([`unified`]): not a characterization model (its
+    /// launch time comes from property counts and the profile's weights, [`unified::wpc`]),
+    /// so it is in [`ModelKind::COLUMNS`] but not in [`ModelKind::ALL`]; flat in occupancy.
+    Unified,
 }
 
 impl ModelKind {
+    /// The models that predict from the characterization and the hardware block at each
+    /// occupancy ([`ModelKind::predict`]).
     pub const ALL: [ModelKind; 8] = [
         ModelKind::Roofline,
         ModelKind::Volkov,
@@ -121,6 +129,20 @@ impl ModelKind {
         ModelKind::WfgCorr,
         ModelKind::GpuMechRr,
         ModelKind::GpuMechGto,
+    ];
+
+    /// Every analytical column of [`CSV_HEADER`], in its order: [`ModelKind::ALL`], then the
+    /// unified model (appended last: the header is a contract).
+    pub const COLUMNS: [ModelKind; 9] = [
+        ModelKind::Roofline,
+        ModelKind::Volkov,
+        ModelKind::MwpCwp,
+        ModelKind::MwpCwpCorr,
+        ModelKind::Wfg,
+        ModelKind::WfgCorr,
+        ModelKind::GpuMechRr,
+        ModelKind::GpuMechGto,
+        ModelKind::Unified,
     ];
 
     /// The CSV column name.
@@ -134,15 +156,19 @@ impl ModelKind {
             ModelKind::WfgCorr => "wfg_corr",
             ModelKind::GpuMechRr => "gpumech_rr",
             ModelKind::GpuMechGto => "gpumech_gto",
+            ModelKind::Unified => "unified",
         }
     }
 
+    /// The prediction at `occupancy_warps` of a model of [`ModelKind::ALL`]; `None` for
+    /// [`ModelKind::Unified`], which does not predict from the characterization
+    /// ([`unified::wpc`]).
     pub fn predict(
         self,
         ch: &KernelCharacterization,
         hw: &HwParams,
         occupancy_warps: u32,
-    ) -> Prediction {
+    ) -> Option<Prediction> {
         let f = match self {
             ModelKind::Roofline => roofline::predict,
             ModelKind::Volkov => volkov::predict,
@@ -152,7 +178,8 @@ impl ModelKind {
             ModelKind::WfgCorr => wfg::predict_corrected,
             ModelKind::GpuMechRr => gpumech::predict_rr,
             ModelKind::GpuMechGto => gpumech::predict_gto,
+            ModelKind::Unified => return None,
         };
-        f(ch, hw, occupancy_warps)
+        Some(f(ch, hw, occupancy_warps))
     }
 }

@@ -16,8 +16,10 @@ const RIGHT: f64 = 190.0;
 const TOP: f64 = 40.0;
 const BOTTOM: f64 = 50.0;
 
-const COLORS: [&str; 8] = [
+/// One colour per [`ModelKind::COLUMNS`] entry.
+const COLORS: [&str; 9] = [
     "#7f7f7f", "#1f77b4", "#ff7f0e", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#e377c2",
+    "#17becf",
 ];
 
 fn escape(s: &str) -> String {
@@ -40,16 +42,17 @@ pub fn chart(t: &Table) -> String {
             .filter_map(|r| r.pipeline.map(|p| (r.occupancy_warps, p)))
             .collect(),
     ));
-    for (i, k) in ModelKind::ALL.iter().enumerate() {
-        series.push((
-            k.column().into(),
-            COLORS[i],
-            1.5,
-            t.rows
-                .iter()
-                .map(|r| (r.occupancy_warps, r.wpc(*k)))
-                .collect(),
-        ));
+    for (i, k) in ModelKind::COLUMNS.iter().enumerate() {
+        let points: Vec<(u32, f64)> = t
+            .rows
+            .iter()
+            .map(|r| (r.occupancy_warps, r.wpc(*k)))
+            .collect();
+        // The unified model predicts nothing without the profile's weights: no line.
+        if *k == ModelKind::Unified && points.iter().any(|p| p.1.is_nan()) {
+            continue;
+        }
+        series.push((k.column().into(), COLORS[i], 1.5, points));
     }
     let x_max = f64::from(
         t.rows

@@ -4,7 +4,9 @@
 //!
 //! Invariants: rows ascend in ω; only whole work groups are simulated, so the rows are the
 //! multiples of the group size (in warps) inside the requested range, and every column of a
-//! row is filled (`pipeline` is empty only in tables built without the simulator).
+//! row is filled (`pipeline` is empty only in tables built without the simulator, `unified`
+//! only when the GPU profile has no `[unified_model]` or its weights do not cover the kernel:
+//! [`Table::unified`] says why). `unified` is the same in every row (flat by construction).
 
 use std::fmt::Write as _;
 use std::ops::RangeInclusive;
@@ -14,11 +16,13 @@ use idg::KernelIdgs;
 use serde::Serialize;
 
 use crate::{
-    gpumech, mwp_cwp, roofline, HwParams, KernelCharacterization, ModelError, ModelKind, Prediction,
+    gpumech, mwp_cwp, roofline, unified, HwParams, KernelCharacterization, ModelError, ModelKind,
+    Prediction,
 };
 
-/// The CSV header, a contract for scripts.
-pub const CSV_HEADER: &str = "occupancy_warps,pipeline,roofline,volkov,mwp_cwp,mwp_cwp_corr,wfg,wfg_corr,gpumech_rr,gpumech_gto";
+/// The CSV header, a contract for scripts (docs/models.md): columns are only ever appended
+/// (`unified`, the last, was added after the others).
+pub const CSV_HEADER: &str = "occupancy_warps,pipeline,roofline,volkov,mwp_cwp,mwp_cwp_corr,wfg,wfg_corr,gpumech_rr,gpumech_gto,unified";
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Row {
@@ -27,13 +31,43 @@ pub struct Row {
     pub pipeline: Option<f64>,
     /// One prediction per [`ModelKind::ALL`] entry, in that order.
     pub models: Vec<Prediction>,
+    /// The unified model's WPC ([`unified::wpc`]), the same in every row; `None` when it
+    /// predicts nothing ([`Table::unified`] says why).
+    pub unified: Option<f64>,
 }
 
 impl Row {
+    /// The WPC of `kind` at this row (NaN when it has none).
     pub fn wpc(&self, kind: ModelKind) -> f64 {
+        if kind == ModelKind::Unified {
+            return self.unified.unwrap_or(f64::NAN);
+        }
         let i = ModelKind::ALL.iter().position(|k| *k == kind).unwrap_or(0);
         self.models.get(i).map_or(f64::NAN, |p| p.wpc)
     }
+}
+
+/// The unified model's prediction for the launch (one for every occupancy).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct UnifiedPrediction {
+    /// The launch time `Σ α·p` in seconds.
+    pub seconds: f64,
+    /// As WPC ([`unified::wpc`]).
+    pub wpc: f64,
+}
+
+/// The unified model on `idgs` launched on `gpu` ([`unified::count_properties`],
+/// [`unified::wpc`] at the profile's clock), or why it predicts nothing.
+pub fn unified_prediction(
+    idgs: &KernelIdgs,
+    gpu: &GpuProfile,
+) -> Result<UnifiedPrediction, String> {
+    let counts = unified::count_properties(idgs);
+    let warps = unified::warps_per_core(idgs.total_groups(), gpu.sm_count, idgs.warps_per_group);
+    let wpc = unified::wpc(&counts, gpu.unified_model.as_ref(), warps, gpu.clock_mhz)
+        .map_err(|e| e.to_string())?;
+    let seconds = warps as f64 / (wpc * gpu.clock_mhz * 1e6);
+    Ok(UnifiedPrediction { seconds, wpc })
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -44,6 +78,8 @@ pub struct Table {
     pub subsystem_names: Vec<String>,
     pub characterization: KernelCharacterization,
     pub hw: HwParams,
+    /// The unified model's prediction (the `unified` column), or why there is none.
+    pub unified: Result<UnifiedPrediction, String>,
     pub rows: Vec<Row>,
 }
 
@@ -67,13 +103,15 @@ pub fn occupancies(
 }
 
 impl Table {
-    /// The analytical columns only (`pipeline` left empty).
+    /// The analytical columns only (`pipeline` left empty); `unified` is the unified model's
+    /// prediction for the launch ([`unified_prediction`]), the same in every row.
     pub fn analytical(
         kernel: &str,
         gpu: &str,
         subsystem_names: Vec<String>,
         ch: KernelCharacterization,
         hw: HwParams,
+        unified: Result<UnifiedPrediction, String>,
         occupancies: &[u32],
     ) -> Table {
         let rows = occupancies
@@ -83,8 +121,9 @@ impl Table {
                 pipeline: None,
                 models: ModelKind::ALL
                     .iter()
-                    .map(|k| k.predict(&ch, &hw, w))
+                    .filter_map(|k| k.predict(&ch, &hw, w))
                     .collect(),
+                unified: unified.as_ref().ok().map(|u| u.wpc),
             })
             .collect();
         Table {
@@ -93,6 +132,7 @@ impl Table {
             subsystem_names,
             characterization: ch,
             hw,
+            unified,
             rows,
         }
     }
@@ -112,6 +152,10 @@ impl Table {
             for m in &r.models {
                 s.push(',');
                 s.push_str(&num(m.wpc));
+            }
+            s.push(',');
+            if let Some(u) = r.unified {
+                s.push_str(&num(u));
             }
             s.push('\n');
         }
@@ -266,6 +310,23 @@ impl Table {
                 num(iv.stall_cycles)
             );
         }
+        let _ = writeln!(
+            s,
+            "\nUnified hardware-fitted model (flat in occupancy by construction)"
+        );
+        match &self.unified {
+            Ok(u) => {
+                let _ = writeln!(
+                    s,
+                    "  launch time {} us  WPC {} at every occupancy",
+                    num(u.seconds * 1e6),
+                    num(u.wpc)
+                );
+            }
+            Err(e) => {
+                let _ = writeln!(s, "  no prediction: {e}");
+            }
+        }
         s
     }
 }
@@ -292,6 +353,7 @@ pub fn analytical_table(
         gpu.subsystems.iter().map(|s| s.name.clone()).collect(),
         ch,
         hw,
+        unified_prediction(idgs, gpu),
         &omegas,
     ))
 }

@@ -468,6 +468,33 @@ pub fn predict_seconds(
     }
 }
 
+/// Warps one simulated core runs over the launch: ⌈`total_groups` / `sm_count`⌉ groups of
+/// `warps_per_group` warps (the numerator of every WPC of the tool).
+pub fn warps_per_core(total_groups: u64, sm_count: u32, warps_per_group: u32) -> u64 {
+    total_groups.div_ceil(u64::from(sm_count.max(1))) * u64::from(warps_per_group)
+}
+
+/// The unified model as WPC, the unit of the other models: `warps_per_core / (T · clock)`
+/// with `T` = [`predict_seconds`] in microseconds and `clock_mhz` the clock the Pipeline
+/// model's time is converted at. The launch has one time, so this is the same at every
+/// occupancy (**flat by construction**). `None` weights (the profile has no
+/// `[unified_model]`) are [`UnifiedError::NoWeights`], never a number.
+pub fn wpc(
+    counts: &PropertyCounts,
+    model: Option<&gpu::UnifiedModel>,
+    warps_per_core: u64,
+    clock_mhz: f64,
+) -> Result<f64, UnifiedError> {
+    let model = model.ok_or(UnifiedError::NoWeights)?;
+    let us = predict_seconds(counts, &model.weights)? * 1e6;
+    let wpc = warps_per_core as f64 / (us * clock_mhz);
+    if wpc.is_finite() && wpc > 0.0 {
+        Ok(wpc)
+    } else {
+        Err(UnifiedError::NotPositive(us * 1e-6))
+    }
+}
+
 /// A least-squares solution: `x[j]` is `None` for a dropped (dependent) column.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Solution {

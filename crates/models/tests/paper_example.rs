@@ -305,13 +305,16 @@ fn gpumech_fig8_round_robin_example() {
 
 #[test]
 fn model_kinds_match_the_header() {
-    let cols: Vec<&str> = ModelKind::ALL.iter().map(|k| k.column()).collect();
+    let cols: Vec<&str> = ModelKind::COLUMNS.iter().map(|k| k.column()).collect();
     assert_eq!(
         format!("occupancy_warps,pipeline,{}", cols.join(",")),
         models::CSV_HEADER
     );
     assert_eq!(
         models::CSV_HEADER,
-        "occupancy_warps,pipeline,roofline,volkov,mwp_cwp,mwp_cwp_corr,wfg,wfg_corr,gpumech_rr,gpumech_gto"
+        "occupancy_warps,pipeline,roofline,volkov,mwp_cwp,mwp_cwp_corr,wfg,wfg_corr,gpumech_rr,gpumech_gto,unified"
     );
+    // The unified model is a column, not a characterization model.
+    assert!(!ModelKind::ALL.contains(&ModelKind::Unified));
+    assert_eq!(ModelKind::COLUMNS.last(), Some(&ModelKind::Unified));
 }

@@ -114,7 +114,7 @@ proptest! {
             prop_assert!(v >= last - 1e-12 && v <= roof + 1e-12);
             last = v;
             for k in ModelKind::ALL {
-                let p = k.predict(&ch, &hw, w);
+                let p = k.predict(&ch, &hw, w).expect("a characterization model");
                 prop_assert!(p.wpc.is_finite() && p.wpc > 0.0, "{:?} {:?}", k, p);
             }
             if ch.alpha_mem > 0 {

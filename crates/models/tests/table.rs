@@ -81,7 +81,10 @@ fn table_columns_and_pipeline() {
     let hw = HwParams::from_profile(&ch, &gpu);
     for r in &t.rows {
         for k in ModelKind::ALL {
-            assert_eq!(r.wpc(k), k.predict(&ch, &hw, r.occupancy_warps).wpc);
+            assert_eq!(
+                r.wpc(k),
+                k.predict(&ch, &hw, r.occupancy_warps).unwrap().wpc
+            );
         }
         // Volkov's occupancy roofline bounds the simulation from above (section 5.1).
         let p = r.pipeline.unwrap();
@@ -100,10 +103,50 @@ fn table_columns_and_pipeline() {
     let csv = t.to_csv(sim::number::DEFAULT_DIGITS);
     assert!(csv.starts_with(&format!("{CSV_HEADER}\n")));
     assert_eq!(csv.lines().count(), 17);
-    assert!(csv.lines().skip(1).all(|l| l.split(',').count() == 10));
+    assert!(csv.lines().skip(1).all(|l| l.split(',').count() == 11));
+    // The profile has no [unified_model]: the column is empty, never a number.
+    assert!(csv.lines().skip(1).all(|l| l.ends_with(',')), "{csv}");
+    assert!(t.rows.iter().all(|r| r.unified.is_none()));
+    let e = t.unified.clone().unwrap_err();
+    assert!(e.contains("[unified_model]"), "{e}");
+    assert!(t
+        .explain()
+        .contains("no prediction: the GPU profile has no [unified_model]"));
     let svg = t.to_svg();
     assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
     assert_eq!(svg.matches("<path d=\"M").count(), 10);
+}
+
+#[test]
+fn unified_column_is_flat() {
+    let (kernel, timings, mut gpu) = launch(480);
+    // One nanosecond per unit of every property.
+    gpu.unified_model = Some(gpu::UnifiedModel {
+        source: "test".into(),
+        weights: models::unified::Property::all()
+            .into_iter()
+            .map(|p| (p.to_string(), 1e-9))
+            .collect(),
+    });
+    let t = models::analytical_table(&kernel, &timings, &gpu, 1..=16).unwrap();
+    let u = t.unified.clone().unwrap();
+    assert!(u.wpc > 0.0 && u.wpc.is_finite());
+    // 480 one-warp groups on one SM at 1000 MHz: WPC = 480 / (T · 1e9).
+    assert!((u.wpc - 480.0 / (u.seconds * 1e9)).abs() <= 1e-9 * u.wpc);
+    assert!(t.rows.iter().all(|r| r.wpc(ModelKind::Unified) == u.wpc));
+    let csv = t.to_csv(sim::number::DEFAULT_DIGITS);
+    let last: Vec<&str> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.rsplit(',').next().unwrap())
+        .collect();
+    assert!(last.iter().all(|v| !v.is_empty() && *v == last[0]), "{csv}");
+    assert!(t.explain().contains("at every occupancy"));
+    // One line more than without the weights.
+    gpu.unified_model = None;
+    let without = models::analytical_table(&kernel, &timings, &gpu, 1..=16).unwrap();
+    let paths = |t: &models::Table| t.to_svg().matches("<path d=\"M").count();
+    assert_eq!(paths(&t), paths(&without) + 1);
 }
 
 #[test]

@@ -41,14 +41,15 @@ fn csv_header_rows_and_snapshot() {
     let out = String::from_utf8(o.stdout).unwrap();
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines[0], "kernel,model,mape,mape_shape");
-    // 2 kernels x 9 models, then 9 average rows.
-    assert_eq!(lines.len(), 1 + 2 * 9 + 9);
+    // 2 kernels x 10 models, then 10 average rows.
+    assert_eq!(lines.len(), 1 + 2 * 10 + 10);
     assert!(
         lines[1].starts_with("bpnn_adjust_weights,pipeline,"),
         "manifest order: {}",
         lines[1]
     );
-    assert!(lines.last().unwrap().starts_with("average,gpumech_gto,"));
+    // The unified model is the last column (flat by construction).
+    assert!(lines.last().unwrap().starts_with("average,unified,"));
     // Deterministic: a second run prints the same bytes.
     let again = run(&args);
     assert_eq!(String::from_utf8(again.stdout).unwrap(), out);

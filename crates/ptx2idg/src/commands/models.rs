@@ -2,7 +2,9 @@
 //! [--explain] [--plot F]`: the analytical models of pipeline-model-analysis section 2 (crate
 //! `models`) beside the Pipeline simulation, one row per resident-warp count.
 //!
-//! Prints CSV with the stable header `models::CSV_HEADER` on stdout; `--explain` (shared with
+//! Prints CSV with the stable header `models::CSV_HEADER` on stdout (its last column,
+//! `unified`, is the unified hardware-fitted model: one value in every row, empty when the
+//! profile has no `[unified_model]`); `--explain` (shared with
 //! the trip-count explanation) writes the derived software and hardware quantities to stderr;
 //! `--plot` writes all curves on one SVG chart (Fig. 14). Mappers f and g time the nodes exactly
 //! as `simulate` does, so both read the same λ/Λ; `--no-pipeline` skips the simulation (long
