@@ -28,7 +28,7 @@ use rayon::prelude::*;
 
 pub use metrics::{accuracy, Accuracy};
 pub use model::{CoreShape, Curve, KernelPrediction, Model, Note, Predictor, Topic};
-pub use suite::{load, metric, KernelCase, MeasuredPoint, Suite};
+pub use suite::{load, metric, CountersMode, KernelCase, MeasuredPoint, Suite};
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum EvalError {

@@ -4,7 +4,8 @@
 //!
 //! Invariants of a loaded [`Suite`] (checked here, so later stages may rely on them): every
 //! kernel has at least one measured point; points are in ascending `blocks_per_sm`, each with
-//! a positive median time and its own ncu launch; `grid_blocks`, `warps_per_block` and
+//! a positive median time and its own ncu launch (unless [`Suite::with_counters`] gave every
+//! point the top point's: [`CountersMode::One`]); `grid_blocks`, `warps_per_block` and
 //! `occupancy_warps` agree with `grid`/`block`; the clock is positive. Every error names the
 //! file, and where it applies the kernel and key.
 
@@ -124,6 +125,20 @@ impl KernelCase {
     }
 }
 
+/// Which Nsight Compute launch each measured point's counters (`MeasuredPoint::ncu`) come
+/// from: everything that reads them (mapper g, the device floors, loaded latency, the trip
+/// counts, the branch fit and the uneven-warp busy share) reads what this leaves there. The
+/// timings stay each point's own.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum CountersMode {
+    /// Every point its own launch, as measured (the default).
+    #[default]
+    All,
+    /// Every point the launch of the highest measured occupancy ([`KernelCase::max_point`]):
+    /// the counters of a user who profiled the kernel once, at its real launch.
+    One,
+}
+
 #[derive(Debug, Clone)]
 pub struct Suite {
     pub dir: PathBuf,
@@ -133,6 +148,25 @@ pub struct Suite {
     /// SM clock of the timed run in MHz (see [`read_clock_mhz`]).
     pub clock_mhz: f64,
     pub kernels: Vec<KernelCase>,
+}
+
+impl Suite {
+    /// The suite with its points' counters chosen by `mode` ([`CountersMode`]); `All` returns
+    /// it unchanged.
+    pub fn with_counters(mut self, mode: CountersMode) -> Suite {
+        match mode {
+            CountersMode::All => {}
+            CountersMode::One => {
+                for k in &mut self.kernels {
+                    let top = k.max_point().ncu.clone();
+                    for p in &mut k.points {
+                        p.ncu = top.clone();
+                    }
+                }
+            }
+        }
+        self
+    }
 }
 
 /// Loads `dir/suite.toml` and everything it points to. `only`: kernel ids to keep (empty =

@@ -47,6 +47,37 @@ fn committed_suite_loads_with_every_point_matched() {
     assert!((wpc[0] - 3972.0 / (1297.696 * 1980.0)).abs() < 1e-12);
 }
 
+/// `--counters one`: every point reads the launch of the highest measured occupancy and keeps
+/// its own timing; `All` leaves the suite as loaded.
+#[test]
+fn counters_one_gives_every_point_the_top_launch() {
+    let loaded = eval::load(&suite_dir(), &[]).unwrap();
+    let all = loaded.clone().with_counters(eval::CountersMode::All);
+    let one = loaded.clone().with_counters(eval::CountersMode::One);
+    for ((k, a), o) in loaded.kernels.iter().zip(&all.kernels).zip(&one.kernels) {
+        let top = &k.max_point().ncu;
+        // The suite's points have distinct launches, so `One` changes something.
+        assert_ne!(k.points[0].ncu, *top, "{}", k.spec.id);
+        assert_eq!(o.points.len(), k.points.len());
+        for ((p, pa), po) in k.points.iter().zip(&a.points).zip(&o.points) {
+            assert_eq!(
+                pa.ncu, p.ncu,
+                "{}: All keeps each point's launch",
+                k.spec.id
+            );
+            assert_eq!(po.ncu, *top, "{}", k.spec.id);
+            assert_eq!(po.ncu.id, top.id);
+            for (x, y) in [(p, pa), (p, po)] {
+                assert_eq!(
+                    (x.blocks_per_sm, x.occupancy_warps, x.median_us),
+                    (y.blocks_per_sm, y.occupancy_warps, y.median_us)
+                );
+            }
+        }
+    }
+    assert_eq!(eval::CountersMode::default(), eval::CountersMode::All);
+}
+
 #[test]
 fn kernel_filter_and_unknown_ids() {
     let s = eval::load(&suite_dir(), &["srad1".to_string()]).unwrap();

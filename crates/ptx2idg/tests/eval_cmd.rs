@@ -167,3 +167,34 @@ fn fitted_branches_share_the_warps_of_the_validation_suite() {
         "MAPE with the divergence-based assumption {every}"
     );
 }
+
+/// `--counters one`: every point reads the top point's counters. `all` is the default
+/// (same bytes); `one` changes the predictions but not the table's shape or the measurements.
+#[test]
+fn counters_flag() {
+    let with = |mode: Option<&str>, format: &str| {
+        let mut args = vec!["eval", "ptx_samples/rodinia", "--gpu", "h100"];
+        args.extend(["--format", format]);
+        if let Some(m) = mode {
+            args.extend(["--counters", m]);
+        }
+        args.extend(SUBSET);
+        let o = run(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let default = with(None, "points");
+    assert_eq!(with(Some("all"), "points"), default);
+    let one = with(Some("one"), "points");
+    assert_ne!(one, default, "the points' own counters matter");
+    let (d, o): (Vec<&str>, Vec<&str>) = (default.lines().collect(), one.lines().collect());
+    assert_eq!(d.len(), o.len());
+    assert_eq!(d[0], o[0], "header");
+    // The measured columns (kernel, blocks, occupancy, real WPC) come first and stay.
+    let measured = |l: &str| l.split(',').take(4).collect::<Vec<_>>().join(",");
+    for (a, b) in d.iter().zip(&o) {
+        assert_eq!(measured(a), measured(b));
+    }
+    let bad = run(&["eval", "ptx_samples/rodinia", "--counters", "none"]);
+    assert_eq!(bad.status.code(), Some(2));
+}

@@ -1,5 +1,5 @@
 //! `ptx2idg eval SUITE_DIR... [--gpu NAME] [--format markdown|csv|points|counters] [--svg-dir DIR] [--kernel ID]...
-//! [--ablation] [--write-docs FILE]`: the Rodinia evaluation of crate `eval` (Tables 10-12 of
+//! [--ablation] [--write-docs FILE] [--counters all|one]`: the Rodinia evaluation of crate `eval` (Tables 10-12 of
 //! pipeline-model-analysis) on a suite directory (docs/rodinia-suite.md).
 //!
 //! stdout: the MAPE / MAPE_shape table (or, with `--ablation`, the average Pipeline MAPE per
@@ -33,6 +33,26 @@ pub enum Format {
     Counters,
 }
 
+/// Whose Nsight Compute counters each measured point reads (`eval::CountersMode`).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Counters {
+    /// Every point its own launch's counters, as measured.
+    #[default]
+    All,
+    /// Every point the counters of the launch at the highest measured occupancy (one
+    /// profile of the real launch); the timings stay each point's own.
+    One,
+}
+
+impl Counters {
+    fn mode(self) -> ::eval::CountersMode {
+        match self {
+            Counters::All => ::eval::CountersMode::All,
+            Counters::One => ::eval::CountersMode::One,
+        }
+    }
+}
+
 #[derive(clap::Args)]
 pub struct EvalArgs {
     /// Suite directories holding suite.toml. The first is the tuning suite (the one the model's
@@ -43,6 +63,10 @@ pub struct EvalArgs {
     gpu: GpuArgs,
     #[arg(long, value_enum, default_value_t)]
     format: Format,
+    /// Counters each measured point reads: `all`, each its own launch's; `one`, every point
+    /// the launch at the highest measured occupancy (a kernel profiled once).
+    #[arg(long, value_enum, default_value_t)]
+    counters: Counters,
     /// Write one SVG per kernel (measured and model curves, normalized as in Figs. 17-18).
     #[arg(long, value_name = "DIR")]
     svg_dir: Option<PathBuf>,
@@ -99,7 +123,7 @@ fn load_suites(args: &EvalArgs) -> Result<Vec<(String, ::eval::Suite)>, ExitCode
             Vec::new()
         };
         let mut suite = match ::eval::load(dir, &only) {
-            Ok(s) => s,
+            Ok(s) => s.with_counters(args.counters.mode()),
             Err(e @ ::eval::EvalError::UnknownKernel { .. }) => {
                 diag::error(&e.to_string());
                 return Err(ExitCode::from(2));
@@ -284,8 +308,12 @@ pub fn run(args: &EvalArgs) -> ExitCode {
             .map(|d| format!(" --svg-dir {}", d.display()))
             .unwrap_or_default();
         let names: Vec<&str> = runs.iter().map(|r| r.name.as_str()).collect();
+        let counters = match args.counters {
+            Counters::All => "",
+            Counters::One => " --counters one",
+        };
         let command = format!(
-            "ptx2idg eval {} --gpu {gpu_name}{svg} --write-docs {}",
+            "ptx2idg eval {} --gpu {gpu_name}{svg}{counters} --write-docs {}",
             names.join(" "),
             file.display()
         );
