@@ -133,17 +133,15 @@ impl ModelKind {
 
     /// Every analytical column of [`CSV_HEADER`], in its order: [`ModelKind::ALL`], then the
     /// unified model (appended last: the header is a contract).
-    pub const COLUMNS: [ModelKind; 9] = [
-        ModelKind::Roofline,
-        ModelKind::Volkov,
-        ModelKind::MwpCwp,
-        ModelKind::MwpCwpCorr,
-        ModelKind::Wfg,
-        ModelKind::WfgCorr,
-        ModelKind::GpuMechRr,
-        ModelKind::GpuMechGto,
-        ModelKind::Unified,
-    ];
+    pub const COLUMNS: [ModelKind; 9] = {
+        let mut columns = [ModelKind::Unified; 9];
+        let mut i = 0;
+        while i < ModelKind::ALL.len() {
+            columns[i] = ModelKind::ALL[i];
+            i += 1;
+        }
+        columns
+    };
 
     /// The CSV column name.
     pub fn column(self) -> &'static str {
