@@ -5,6 +5,8 @@
 //! counted and its input written under `target/fuzz-findings/` (`sass-SEED-INDEX.txt`); the
 //! run fails at the end if any input did.
 
+#[path = "../../ptx/tests/support/fuzzing.rs"]
+mod fuzzing;
 #[path = "../tests/support/mutate.rs"]
 mod mutate;
 
@@ -24,37 +26,15 @@ fn main() {
         );
         std::process::exit(2);
     }
-    let findings = root.join("../../target/fuzz-findings");
-    // Panics are counted and saved; their messages would drown the report.
-    std::panic::set_hook(Box::new(|_| {}));
-    let mut rng = mutate::Rng(seed | 1);
-    let mut parsed = 0u64;
-    let mut panics = 0u64;
-    let t = std::time::Instant::now();
-    for k in 0..count {
-        let src = &sources[rng.below(sources.len())];
-        let text = mutate::mutate(src.as_bytes(), &mut rng, 4096);
-        match std::panic::catch_unwind(|| mutate::check(&text)) {
-            Ok(true) => parsed += 1,
-            Ok(false) => {}
-            Err(_) => {
-                panics += 1;
-                let _ = std::fs::create_dir_all(&findings);
-                let _ = std::fs::write(findings.join(format!("sass-{seed}-{k}.txt")), &text);
-            }
-        }
-        if k % 100_000 == 99_999 {
-            eprintln!(
-                "{} inputs (seed {seed}), {parsed} parsed, {panics} panics, {:?}",
-                k + 1,
-                t.elapsed()
-            );
-        }
-    }
+    let fuzzing::Outcome {
+        parsed,
+        panics,
+        elapsed,
+    } = fuzzing::run("sass", &sources, seed, count, mutate::mutate, mutate::check);
     println!(
         "{count} mutated inputs (seed {seed}) from {} fixtures: {panics} panics, {parsed} listings parsed ({:?})",
         sources.len(),
-        t.elapsed()
+        elapsed
     );
     if panics > 0 {
         eprintln!("{panics} inputs panicked; see target/fuzz-findings/");

@@ -2,25 +2,9 @@
 //! random bytes or PTX punctuation, deletion and duplication of ranges. Deterministic for a
 //! given seed, so a failing case can be replayed.
 
-/// xorshift64* — small, deterministic, good enough to pick mutations.
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    pub fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            (self.next() % n as u64) as usize
-        }
-    }
-}
+#[path = "rng.rs"]
+mod rng;
+pub use rng::Rng;
 
 const TOKENS: &[&[u8]] = &[
     b"{",
