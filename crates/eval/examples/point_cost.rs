@@ -1,5 +1,6 @@
 //! What each measured point of a suite costs to simulate, and what the sampled run did there:
-//! `cargo run --release -p eval --example point_cost -- SUITE_DIR [KERNEL...]`. One line per
+//! `cargo run --release -p eval --example point_cost -- SUITE_DIR [KERNEL...]`
+//! (`POINT_COST_EXACT=1`: the exact engine). One line per
 //! point: kernel, blocks per SM, groups per core, waves, milliseconds of the first (unloaded)
 //! run, instructions, simulated one by one, the sampled run's extrapolated share.
 
@@ -12,8 +13,12 @@ fn main() {
     let dir = Path::new(&args[0]);
     let suite = eval::load(dir, &args[1..]).expect("suite");
     let profile = gpu::GpuProfile::bundled("hopper-h100").expect("profile");
-    let backend = GpuBackend { profile: profile.clone() };
-    let variant = Variant::validated(&profile);
+    let backend = GpuBackend {
+        profile: profile.clone(),
+    };
+    let mut variant = Variant::validated(&profile);
+    // POINT_COST_EXACT=1: the exact engine, to see what the sampling saves.
+    variant.sampled = std::env::var("POINT_COST_EXACT").map_or(true, |v| v != "1");
     let expansion = backend.sass_expansion();
     for case in &suite.kernels {
         let g = build_graphs(case, &variant, &expansion).expect("graphs");
