@@ -34,6 +34,10 @@ pub struct Manifest {
 pub struct KernelSpec {
     pub id: String,
     pub app: String,
+    /// The kernel's family (optional; docs/rodinia-suite.md): variants of one source
+    /// template share it, so results can be split into folds by family.
+    #[serde(default)]
+    pub family: Option<String>,
     pub paper_name: String,
     pub ptx: String,
     pub entry: String,

@@ -47,6 +47,42 @@ fn committed_suite_loads_with_every_point_matched() {
     assert!((wpc[0] - 3972.0 / (1297.696 * 1980.0)).abs() < 1e-12);
 }
 
+/// The corpus suite (bench/corpus_suite) loads with every point matched to its own ncu launch,
+/// and every kernel names its family (the optional manifest key); the Rodinia suite, which has
+/// no such key, loads with none.
+#[test]
+fn corpus_suite_loads_with_families() {
+    let dir = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../bench/corpus_suite"
+    ));
+    let s = eval::load(&dir, &[]).unwrap();
+    assert_eq!(s.kernels.len(), 87);
+    assert_eq!(s.clock_mhz, 1980.0);
+    let mut families = std::collections::BTreeSet::new();
+    for k in &s.kernels {
+        let family = k
+            .spec
+            .family
+            .as_deref()
+            .unwrap_or_else(|| panic!("{}", k.spec.id));
+        families.insert(family.to_string());
+        assert_eq!(
+            k.points.len() as u32,
+            k.spec.max_blocks_per_sm,
+            "{}",
+            k.spec.id
+        );
+        for p in &k.points {
+            assert!(p.ncu.warp_insts_per_warp().unwrap() > 1.0, "{}", k.spec.id);
+        }
+    }
+    assert_eq!(families.len(), 17);
+    assert!(families.contains("stream") && families.contains("gather"));
+    let rodinia = eval::load(&suite_dir(), &["gaussian_fan2".to_string()]).unwrap();
+    assert_eq!(rodinia.kernels[0].spec.family, None);
+}
+
 /// `--counters one`: every point reads the launch of the highest measured occupancy and keeps
 /// its own timing; `All` leaves the suite as loaded.
 #[test]

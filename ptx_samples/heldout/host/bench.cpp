@@ -14,9 +14,11 @@
 //   bench repeat  <cubin_dir> <suite_dir> [kernel_id...]
 //       the same sweep again into <suite_dir>/data/timings_repeat.csv, to
 //       show the run-to-run spread (no manifest)
-//   bench profile <cubin_dir> <kernel_id>
+//   bench profile <cubin_dir> <kernel_id> [kernel_id...]
 //       one launch per occupancy point, ascending blocks_per_sm, no flush
-//       and no check launch (for ncu, which flushes caches itself)
+//       and no check launch (for ncu, which flushes caches itself); several
+//       ids run one after the other in the order given, so one ncu process
+//       can profile a batch of kernels (bench/corpus_suite splits its CSV)
 //   bench list
 //       prints "<kernel_id> <mangled entry>" per line
 //
@@ -36,6 +38,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -112,6 +115,7 @@ struct Ctx;
 struct Kernel {
     std::string id;
     std::string app;          // family, e.g. "shoc", "parboil", "lonestar", "triton"
+    std::string family;       // optional manifest key `family` (folds by kernel family)
     std::string entry;
     std::string paper_name;   // the published benchmark and kernel it re-implements
     std::string ptx;          // PTX file relative to the suite directory
@@ -445,6 +449,8 @@ void write_manifest_entry(FILE* t, const Kernel& k, const Info& in)
     std::fprintf(t, "\n[[kernel]]\n");
     std::fprintf(t, "id = %s\n", toml_str(k.id).c_str());
     std::fprintf(t, "app = %s\n", toml_str(k.app).c_str());
+    if (!k.family.empty())
+        std::fprintf(t, "family = %s\n", toml_str(k.family).c_str());
     std::fprintf(t, "paper_name = %s\n", toml_str(k.paper_name).c_str());
     std::fprintf(t, "ptx = %s\n", toml_str(k.ptx).c_str());
     std::fprintf(t, "entry = %s\n", toml_str(k.entry).c_str());
@@ -613,26 +619,30 @@ int cmd_time(const std::string& dir, const std::string& out,
     return failures ? 1 : 0;
 }
 
-int cmd_profile(const std::string& dir, const std::string& id)
+int cmd_profile(const std::string& dir, const std::vector<std::string>& ids)
 {
     std::vector<Kernel> suite = make_suite();
     Ctx c;
     load_modules(c, dir, suite);
-    for (const Kernel& k : suite) {
-        if (k.id != id)
-            continue;
-        alloc_and_init(c, k);
+    for (const std::string& id : ids) {
+        const Kernel* k = nullptr;
+        for (const Kernel& cand : suite)
+            if (cand.id == id)
+                k = &cand;
+        if (!k) {
+            std::fprintf(stderr, "unknown kernel %s\n", id.c_str());
+            return 2;
+        }
+        alloc_and_init(c, *k);
         Info in = prepare(c);
         for (const Point& pt : in.points) {
             launch(c, pt.dyn);
             CK(cuCtxSynchronize());
         }
-        std::fprintf(stderr, "%s: %zu launches\n", k.id.c_str(), in.points.size());
+        std::fprintf(stderr, "%s: %zu launches\n", k->id.c_str(), in.points.size());
         release(c);
-        return 0;
     }
-    std::fprintf(stderr, "unknown kernel %s\n", id.c_str());
-    return 2;
+    return 0;
 }
 
 }  // namespace
@@ -647,7 +657,7 @@ int main(int argc, char** argv)
     if (argc < 4) {
         std::fprintf(stderr,
                      "usage: bench time|repeat <cubin_dir> <suite_dir> [kernel_id...]\n"
-                     "       bench profile <cubin_dir> <kernel_id>\n"
+                     "       bench profile <cubin_dir> <kernel_id> [kernel_id...]\n"
                      "       bench list\n");
         return 2;
     }
@@ -662,7 +672,7 @@ int main(int argc, char** argv)
         return cmd_time(argv[2], argv[3], std::vector<std::string>(argv + 4, argv + argc),
                         mode == "repeat");
     if (mode == "profile")
-        return cmd_profile(argv[2], argv[3]);
+        return cmd_profile(argv[2], std::vector<std::string>(argv + 3, argv + argc));
     std::fprintf(stderr, "unknown mode %s\n", mode.c_str());
     return 2;
 }

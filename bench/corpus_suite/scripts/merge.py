@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Joins the separately measured batches of the corpus suite into one suite directory.
+
+scripts/measure.sh measures the kernels in batches, each in its own driver process, into
+OUT/parts/<nn>/ (suite.toml, data/timings.csv, timings_repeat.csv, checks.csv,
+checks_repeat.csv); they are kept here as data/parts/<nn>/ (the same files, flat), the ncu
+CSVs as data/ncu/<id>.csv, env.txt and clocks_during_run.csv as data/. This script writes the
+suite's suite.toml and data/timings.csv, timings_repeat.csv, checks.csv, checks_repeat.csv
+from the parts, in part order (= `bench list` order), so that `ptx2idg eval bench/corpus_suite`
+reads one suite (format: docs/rodinia-suite.md). A kernel without data/ncu/<id>.csv is left
+out of the manifest (its timings stay in the CSVs) and named on standard output.
+
+    bench/corpus_suite/scripts/merge.py
+"""
+import os
+import sys
+
+SUITE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PARTS = os.path.join(SUITE, "data", "parts")
+CSVS = ["timings.csv", "timings_repeat.csv", "checks.csv", "checks_repeat.csv"]
+SAME = ["device", "sm_count", "l2_bytes", "smem_per_sm_bytes", "cuda_driver_version"]
+
+
+def split_manifest(text):
+    i = text.find("\n[[kernel]]")
+    if i < 0:
+        return text, []
+    body = text[i + 1 :]
+    chunks = ["[[kernel]]" + c for c in body.split("[[kernel]]")[1:]]
+    return text[: i + 1], chunks
+
+
+def header_values(header):
+    vals = {}
+    for line in header.splitlines():
+        if "=" in line and not line.lstrip().startswith("#"):
+            k, v = line.split("=", 1)
+            vals[k.strip()] = v.strip()
+    return vals
+
+
+def main():
+    parts = sorted(p for p in os.listdir(PARTS) if os.path.exists(os.path.join(PARTS, p, "suite.toml")))
+    if not parts:
+        sys.exit("no measured part under data/parts/")
+    header, ref, kernels, ids, left = None, None, [], set(), []
+    for p in parts:
+        h, chunks = split_manifest(open(os.path.join(PARTS, p, "suite.toml")).read())
+        vals = header_values(h)
+        if header is None:
+            header, ref = h, vals
+        for key in SAME:
+            if vals.get(key) != ref.get(key):
+                sys.exit(f"part {p}: {key} = {vals.get(key)} differs from {ref.get(key)}")
+        for c in chunks:
+            kid = next(l[5:].strip().strip('"') for l in c.splitlines() if l.startswith("id = "))
+            if kid in ids:
+                sys.exit(f"part {p}: kernel {kid} measured twice")
+            ids.add(kid)
+            if not os.path.exists(os.path.join(SUITE, "data", "ncu", kid + ".csv")):
+                left.append(kid)
+                continue
+            kernels.append(c.rstrip("\n") + "\n")
+    header = header.replace("written by host/bench.cpp (bench time)",
+                            "joined by scripts/merge.py from data/parts/ (bench time)")
+    with open(os.path.join(SUITE, "suite.toml"), "w") as f:
+        f.write(header.rstrip("\n") + "\n\n" + "\n".join(kernels))
+    for name in CSVS:
+        rows, head = [], None
+        for p in parts:
+            path = os.path.join(PARTS, p, name)
+            if not os.path.exists(path):
+                continue
+            lines = open(path).read().splitlines()
+            if head is None:
+                head = lines[0]
+            elif lines[0] != head:
+                sys.exit(f"part {p}: {name} header differs")
+            rows += lines[1:]
+        if head is not None:
+            with open(os.path.join(SUITE, "data", name), "w") as f:
+                f.write("\n".join([head] + rows) + "\n")
+    print(f"merged {len(kernels)} kernels from {len(parts)} parts")
+    if left:
+        print(f"left out for want of ncu counters ({len(left)}): {' '.join(left)}")
+
+
+if __name__ == "__main__":
+    main()
