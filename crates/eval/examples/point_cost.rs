@@ -12,7 +12,9 @@ fn main() {
     let dir = Path::new(&args[0]);
     let suite = eval::load(dir, &args[1..]).expect("suite");
     let profile = gpu::GpuProfile::bundled("hopper-h100").expect("profile");
-    let backend = GpuBackend { profile: profile.clone() };
+    let backend = GpuBackend {
+        profile: profile.clone(),
+    };
     let variant = Variant::validated(&profile);
     let expansion = backend.sass_expansion();
     for case in &suite.kernels {
