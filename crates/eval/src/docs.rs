@@ -9,7 +9,7 @@
 use std::fmt::Write as _;
 
 use crate::report::{self, AblationRow};
-use crate::suite::{metric, Suite};
+use crate::suite::{metric, CountersMode, Suite};
 use crate::{Evaluation, KernelResult, Model};
 
 /// What a suite is for on the page.
@@ -74,15 +74,45 @@ pub fn results_page(p: &PageInput<'_>) -> String {
             p.base_variant
         );
     }
-    s.push_str(
+    // Every suite of a run reads its counters alike (`eval --counters`).
+    let counters = p
+        .sections
+        .first()
+        .and_then(|s| s.suite.kernels.first())
+        .map_or(CountersMode::All, |k| k.counters());
+    let (trips, mappers) = match counters {
+        CountersMode::All => ("", "mapper f and mapper g (with that point's ncu counters)"),
+        CountersMode::One => (
+            "",
+            "mapper f and mapper g (with the ncu counters of the highest-occupancy launch at \
+             every point, `--counters one`)",
+        ),
+        CountersMode::None => (
+            " alone, the one counter read (`--counters none`)",
+            "mapper f and mapper g without counters (the static path: DRAM floor from the \
+             static access analysis's bytes, DRAM latency unloaded, branches on unknown data \
+             not fitted, warps even)",
+        ),
+    };
+    let _ = write!(
+        s,
         "Method (pipeline-model-analysis section 6.3): for every kernel the IDGs are built once \
          from its PTX (loop trip counts the launch does not fix come from the ncu instruction \
-         count at the highest occupancy); at every measured occupancy point mapper f and mapper g \
-         (with that point's ncu counters) give the node timings, the Pipeline model simulates one \
+         count at the highest occupancy{trips}); at every measured occupancy point {mappers} give \
+         the node timings, the Pipeline model simulates one \
          SM running ⌈grid / SMs⌉ blocks with `blocks_per_sm` of them resident, and the analytical \
          models are evaluated on the same timings. Measured WPC = warps per SM / (median time × \
          clock). Cells are `MAPE / MAPE_shape` in percent; MAPE_shape is the error left after \
          subtracting the least-squares line through the differences (offset and drift).\n\n",
+    );
+    let _ = write!(
+        s,
+        "Counters (`eval --counters`): `all`, each point its own Nsight Compute launch (the \
+         default); `one`, every point the launch at the highest measured occupancy (one \
+         profile); `none`, no counter but that launch's warp instruction count, which only the \
+         trip counts of loops that depend on data read. This page: `{}`. The three are compared \
+         in [rodinia-suite.md](rodinia-suite.md), \"Counters per point\".\n\n",
+        counters.name()
     );
     s.push_str(
         "The base configuration follows what the H100 does: issue in the order ptxas would \

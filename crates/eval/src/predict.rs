@@ -3,7 +3,9 @@
 //! `ir::resolve_trips`), then at each measured point asks a [`Backend`] for the node timings
 //! (mapper f, plus mapper g with that point's counters) and simulates the Pipeline model with
 //! `blocks_per_sm` concurrent groups on one of `sm_count` cores; the backend also evaluates the
-//! analytical models on the same timings.
+//! analytical models on the same timings. Without counters (`--counters none`,
+//! [`crate::CountersMode::None`]) the trip counts are fitted to the instruction count alone
+//! and everything else takes the static path a launch without a profile takes.
 //!
 //! [`Variant`] switches the mechanisms the ablation study measures (mapper g, scheduler,
 //! sub-partitions, in-order issue, barriers). Barriers are switched off by dropping the
@@ -249,10 +251,19 @@ pub trait Backend: Sync {
     }
 
     /// The launch's time in microseconds from the simulated core's `core_us` at `point`: the
-    /// device-wide limits `config` switches on (`sim::ModelConfig::device_time_us`). A backend
-    /// without a device (tests) keeps the core's time.
-    fn device_time_us(&self, config: &Variant, core_us: f64, point: &MeasuredPoint) -> f64 {
-        let _ = (config, point);
+    /// device-wide limits `config` switches on (`sim::ModelConfig::device_time_us`).
+    /// `static_dram` is the run's DRAM (read, write) bytes by the static access analysis
+    /// (`sim::cost::static_dram_bytes`), given where the point has no counters
+    /// ([`MeasuredPoint::profiled`]): the floors read those there, as `simulate` does without
+    /// counters. A backend without a device (tests) keeps the core's time.
+    fn device_time_us(
+        &self,
+        config: &Variant,
+        core_us: f64,
+        point: &MeasuredPoint,
+        static_dram: Option<(f64, f64)>,
+    ) -> f64 {
+        let _ = (config, point, static_dram);
         core_us
     }
 
@@ -311,9 +322,11 @@ impl GpuBackend {
         config: &Variant,
         profile: &gpu::GpuProfile,
     ) -> Timed {
+        // Without counters mapper g takes the static path (`--counters none`).
         let metrics = config
             .mapper_g
-            .then(|| gpu::GMetrics::from_launch(&point.ncu));
+            .then(|| point.profiled().map(gpu::GMetrics::from_launch))
+            .flatten();
         let (timings, warnings) = gpu::map_kernel(idgs, profile, metrics.as_ref());
         Timed {
             costs: sim::costs_from_timing(&timings),
@@ -328,11 +341,13 @@ impl GpuBackend {
 }
 
 /// The launch's traffic at `point` as `config` sees it: the counters are mapper g's input, so
-/// without it neither the loaded latency nor the floors have bytes.
+/// without it, or without counters at the point, neither the loaded latency nor the floors
+/// have measured bytes.
 fn traffic(config: &Variant, point: &MeasuredPoint) -> Option<gpu::Traffic> {
     config
         .mapper_g
-        .then(|| gpu::Traffic::from_launch(&point.ncu))
+        .then(|| point.profiled().map(gpu::Traffic::from_launch))
+        .flatten()
 }
 
 impl Backend for GpuBackend {
@@ -362,8 +377,20 @@ impl Backend for GpuBackend {
         config.dram_load(&self.profile, traffic(config, point).as_ref())
     }
 
-    fn device_time_us(&self, config: &Variant, core_us: f64, point: &MeasuredPoint) -> f64 {
-        config.device_time_us(core_us, traffic(config, point).as_ref(), &self.profile)
+    fn device_time_us(
+        &self,
+        config: &Variant,
+        core_us: f64,
+        point: &MeasuredPoint,
+        static_dram: Option<(f64, f64)>,
+    ) -> f64 {
+        let traffic = match point.profiled() {
+            Some(_) => traffic(config, point),
+            // No counters: the run's own DRAM bytes, as `simulate` reads them without counters
+            // (`sim::ModelConfig::traffic_of`).
+            None => sim::ModelConfig::static_traffic(static_dram),
+        };
+        config.device_time_us(core_us, traffic.as_ref(), &self.profile)
     }
 
     fn sass_expansion(&self) -> gpu::SassExpansion {
@@ -452,11 +479,34 @@ pub struct Graphs {
     pub notes: Vec<Note>,
     /// The walk's divergent branch executions per warp of each class.
     pub divergent: Vec<u64>,
+    /// Why the IDGs stand for no prediction: without counters (`--counters none`), a loop
+    /// whose trip count neither the launch nor the instruction count fixes. Every model's
+    /// curve of the kernel is then this error, never a number.
+    pub unpredictable: Option<String>,
+}
+
+/// The trip-count evidence of `--counters none`: the top launch's warp instructions (the one
+/// counter its points keep, [`crate::suite::INSTRUCTION_COUNT`]) per warp of the launch,
+/// whose warps the grid and block fix; no class counts. `None` without the instruction count.
+fn instruction_evidence(case: &KernelCase, file: &str) -> Option<ir::ProfileEvidence> {
+    let inst = case
+        .max_point()
+        .ncu
+        .quantity(profile::Quantity::WarpInstsExecuted)?
+        .value;
+    let warps = case.spec.grid_blocks as f64 * f64::from(case.spec.warps_per_block);
+    (warps > 0.0 && inst.is_finite()).then(|| ir::ProfileEvidence {
+        file: format!("{file}, its instruction count alone"),
+        warp_insts_per_warp: inst / warps,
+        classes: ir::ClassCounts::default(),
+    })
 }
 
 /// PTX -> IR -> trip counts -> IDGs for the launch of `case`; with `config.fit_branches`,
 /// branches on unknown data are fitted to the ncu counters, `expansion` converting the IDGs'
-/// PTX counts to SASS.
+/// PTX counts to SASS. Without counters ([`crate::CountersMode::None`]) the trip counts are
+/// fitted to the instruction count alone and the walk takes the path of a launch without a
+/// profile: no branch fit, no busy share, shared data searched among nearby groups.
 pub fn build_graphs(
     case: &KernelCase,
     config: &Variant,
@@ -479,14 +529,16 @@ pub fn build_graphs(
     .bind(&kernel)
     .map_err(|e| kerr("binding the launch", e.to_string()))?;
     let top = case.max_point();
-    let evidence = walk::evidence(
-        &top.ncu,
-        &format!(
-            "{} (launch {})",
-            case.spec.ncu,
-            top.ncu.id.as_deref().unwrap_or("?")
-        ),
+    let profiled = top.profiled();
+    let file = format!(
+        "{} (launch {})",
+        case.spec.ncu,
+        top.ncu.id.as_deref().unwrap_or("?")
     );
+    let evidence = match profiled {
+        Some(l) => walk::evidence(l, &file),
+        None => instruction_evidence(case, &file),
+    };
     // The trip counts are fitted in the PTX's instructions.
     let evidence = evidence.map(|e| e.in_ptx(expansion.inst));
     let trips = ir::resolve_trips(
@@ -504,35 +556,57 @@ pub fn build_graphs(
         .iter()
         .map(|w| Note::new(Topic::TripCounts, w.message.clone()))
         .collect();
-    let divergent = top
-        .ncu
-        .quantity(profile::Quantity::DivergentBranches)
+    let unpredictable = match profiled {
+        Some(_) => None,
+        None => {
+            let unknown: Vec<String> = an
+                .loops
+                .ids()
+                .filter(|&l| trips.get(l).source == ir::TripSource::Default)
+                .map(|l| ir::trips::loop_name(&kernel, &an, l))
+                .collect();
+            (!unknown.is_empty()).then(|| {
+                format!(
+                    "without counters: the trip count of loop(s) {} depends on data and neither \
+                     the launch nor {}",
+                    unknown.join(", "),
+                    match &evidence {
+                        Some(_) => "the instruction count fixes it",
+                        None => "an instruction count (none in the top launch) fixes it",
+                    }
+                )
+            })
+        }
+    };
+    let divergent = profiled
+        .and_then(|l| l.quantity(profile::Quantity::DivergentBranches))
         .map(|m| m.value);
     // The busy share at the lowest occupancy: there no group waits for a slot, so the idle
     // slots are warps that ended before the rest of their group.
     let busy_share = config
         .uneven_warps
-        .then(|| walk::uneven::busy_share(&case.points[0].ncu))
+        .then(|| case.points[0].profiled().and_then(walk::uneven::busy_share))
         .flatten();
     let opts = walk::Options {
         unknown_branch: walk::UnknownBranch::from_divergent_branches(divergent),
         busy_share,
-        // Every point has its counters.
-        nearby_groups: false,
+        // With counters mapper g has the DRAM share of every access, so the walk need not
+        // search for data nearby groups share; without, it does, as the front ends do for a
+        // launch without a profile.
+        nearby_groups: profiled.is_none(),
         ..walk::Options::default()
     };
-    let (built, choice) = if config.fit_branches {
-        walk::profile_consistent(
+    let (built, choice) = match profiled.filter(|_| config.fit_branches) {
+        Some(measured) => walk::profile_consistent(
             &kernel,
             &an,
             &launch,
             &trips,
             &opts,
-            &top.ncu,
+            measured,
             expansion.inst,
-        )
-    } else {
-        walk::build(&kernel, &an, &launch, &trips, &opts).map(|b| (b, None))
+        ),
+        None => walk::build(&kernel, &an, &launch, &trips, &opts).map(|b| (b, None)),
     }
     .map_err(|e| kerr("walk", e.to_string()))?;
     if !built.unknown_branches.is_empty() {
@@ -550,12 +624,17 @@ pub fn build_graphs(
                 match &choice {
                     Some(c) => c.describe(),
                     None => format!(
-                        "assumed {}",
+                        "assumed {}{}",
                         match opts.unknown_branch {
                             walk::UnknownBranch::Taken => "taken",
                             walk::UnknownBranch::NotTaken => "not taken",
                             walk::UnknownBranch::Both =>
                                 "divergent, both sides run (the profile counts divergent branches)",
+                        },
+                        if profiled.is_none() {
+                            " (no counters to fit them to)"
+                        } else {
+                            ""
                         }
                     ),
                 }
@@ -588,6 +667,7 @@ pub fn build_graphs(
         idgs,
         notes,
         divergent: built.divergent_branches,
+        unpredictable,
     })
 }
 
@@ -692,6 +772,28 @@ fn predict_variants<B: Backend>(
         .par_iter()
         .map(|v| build_graphs(case, v, &expansion))
         .collect::<Result<_, _>>()?;
+    // A kernel the IDGs cannot stand for: every model's curve is the reason, never a number.
+    if let Some((g, why)) = built
+        .iter()
+        .find_map(|g| g.unpredictable.as_ref().map(|why| (g, why)))
+    {
+        return Ok(variants
+            .iter()
+            .map(|(_, analytical)| {
+                let models = analytical
+                    .then(|| backend.analytical_models())
+                    .unwrap_or_default();
+                let curves = std::iter::once(Model::Pipeline)
+                    .chain(models)
+                    .map(|m| (m, Err(why.clone())))
+                    .collect();
+                KernelPrediction {
+                    curves,
+                    notes: g.notes.clone(),
+                }
+            })
+            .collect());
+    }
     let setting_of = |v: &Variant| {
         settings
             .iter()
@@ -887,7 +989,16 @@ fn predict_variants<B: Backend>(
                             return wpc;
                         }
                         let core_us = warps / (wpc * clock);
-                        let t = backend.device_time_us(v, core_us, p);
+                        // Without counters the floors read the run's static DRAM bytes.
+                        let static_dram = p.profiled().is_none().then(|| {
+                            let r = &runs[run];
+                            sim::cost::static_dram_bytes(
+                                &built[r.graph].idgs,
+                                &r.timed.costs,
+                                &r.exec,
+                            )
+                        });
+                        let t = backend.device_time_us(v, core_us, p, static_dram.flatten());
                         warps / (t * clock)
                     });
                     let analytical = match (n_models, &timed[am][pi]) {

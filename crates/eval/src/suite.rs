@@ -5,7 +5,8 @@
 //! Invariants of a loaded [`Suite`] (checked here, so later stages may rely on them): every
 //! kernel has at least one measured point; points are in ascending `blocks_per_sm`, each with
 //! a positive median time and its own ncu launch (unless [`Suite::with_counters`] gave every
-//! point the top point's: [`CountersMode::One`]); `grid_blocks`, `warps_per_block` and
+//! point the top point's, [`CountersMode::One`], or only its instruction count,
+//! [`CountersMode::None`]); `grid_blocks`, `warps_per_block` and
 //! `occupancy_warps` agree with `grid`/`block`; the clock is positive. Every error names the
 //! file, and where it applies the kernel and key.
 
@@ -82,8 +83,21 @@ pub struct MeasuredPoint {
     pub blocks_per_sm: u32,
     pub occupancy_warps: u32,
     pub median_us: f64,
-    /// The point's Nsight Compute launch (crate `profile`).
+    /// The point's Nsight Compute launch (crate `profile`), as [`MeasuredPoint::counters`]
+    /// says.
     pub ncu: profile::Launch,
+    /// Which launch `ncu` is ([`Suite::with_counters`]): the point's own (`All`, as loaded),
+    /// the top point's (`One`), or the top point's with no metric but its instruction count
+    /// (`None`), which only the trip counts read.
+    pub counters: CountersMode,
+}
+
+impl MeasuredPoint {
+    /// The counters the models may read at this point (mapper g, the device floors, loaded
+    /// latency): `None` under [`CountersMode::None`].
+    pub fn profiled(&self) -> Option<&profile::Launch> {
+        (self.counters != CountersMode::None).then_some(&self.ncu)
+    }
 }
 
 /// A raw metric of a launch by its profiler name.
@@ -127,6 +141,11 @@ impl KernelCase {
         // Non-empty by the suite invariant.
         &self.points[self.points.len() - 1]
     }
+
+    /// Which counters the points read ([`Suite::with_counters`]; the same for every point).
+    pub fn counters(&self) -> CountersMode {
+        self.max_point().counters
+    }
 }
 
 /// Which Nsight Compute launch each measured point's counters (`MeasuredPoint::ncu`) come
@@ -141,6 +160,49 @@ pub enum CountersMode {
     /// Every point the launch of the highest measured occupancy ([`KernelCase::max_point`]):
     /// the counters of a user who profiled the kernel once, at its real launch.
     One,
+    /// No profiler counter: PTX, launch and static analysis only. Every point holds the top
+    /// launch restricted to its warp instruction count ([`INSTRUCTION_COUNT`],
+    /// `smsp__inst_executed.sum`), the one number the trip counts of loops that depend on
+    /// data are fitted to; nothing else reads it ([`MeasuredPoint::profiled`] is `None`), so
+    /// mapper g, the floors and loaded latency take the static path, branches on unknown
+    /// data are not fitted and warps run evenly.
+    None,
+}
+
+/// The quantities a point keeps under [`CountersMode::None`]: the launch's warp instructions.
+pub const INSTRUCTION_COUNT: [profile::Quantity; 1] = [profile::Quantity::WarpInstsExecuted];
+
+impl CountersMode {
+    /// The mode's name as the CLI's `--counters` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            CountersMode::All => "all",
+            CountersMode::One => "one",
+            CountersMode::None => "none",
+        }
+    }
+
+    /// What an evaluation in this mode reads, for a note beside its tables (`None` for the
+    /// modes that read the counters as measured).
+    pub fn note(self) -> Option<&'static str> {
+        (self == CountersMode::None).then_some(
+            "--counters none: no profiler counter reaches the models (mapper g, the DRAM \
+             floors and loaded latency take the static path, branches on unknown data are not \
+             fitted, warps run evenly); the trip counts of loops that depend on data are \
+             fitted to one number, the warp instruction count (smsp__inst_executed.sum) of the \
+             launch at the highest measured occupancy",
+        )
+    }
+}
+
+impl std::str::FromStr for CountersMode {
+    type Err = EvalError;
+    fn from_str(s: &str) -> Result<Self, EvalError> {
+        [CountersMode::All, CountersMode::One, CountersMode::None]
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| EvalError::Usage(format!("counters `{s}`: expected all, one or none")))
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -155,18 +217,18 @@ pub struct Suite {
 }
 
 impl Suite {
-    /// The suite with its points' counters chosen by `mode` ([`CountersMode`]); `All` returns
-    /// it unchanged.
+    /// The suite with its points' counters chosen by `mode` ([`CountersMode`]) from each
+    /// kernel's top launch; `All` leaves every point as it is (its own launch, as loaded).
     pub fn with_counters(mut self, mode: CountersMode) -> Suite {
-        match mode {
-            CountersMode::All => {}
-            CountersMode::One => {
-                for k in &mut self.kernels {
-                    let top = k.max_point().ncu.clone();
-                    for p in &mut k.points {
-                        p.ncu = top.clone();
-                    }
-                }
+        for k in &mut self.kernels {
+            let top = match mode {
+                CountersMode::All => continue,
+                CountersMode::One => k.max_point().ncu.clone(),
+                CountersMode::None => k.max_point().ncu.restricted_to(&INSTRUCTION_COUNT),
+            };
+            for p in &mut k.points {
+                p.ncu = top.clone();
+                p.counters = mode;
             }
         }
         self
@@ -267,6 +329,7 @@ pub fn load(dir: &Path, only: &[String]) -> Result<Suite, EvalError> {
                 occupancy_warps: p.occupancy_warps,
                 median_us,
                 ncu: launch,
+                counters: CountersMode::All,
             });
         }
         kernels.push(KernelCase {

@@ -121,6 +121,51 @@ impl Launch {
         })
     }
 
+    /// The raw metrics [`Launch::quantity`] reads for `q`: those of its first recipe whose
+    /// metrics are all present; `None` when it has no value here.
+    fn metrics_of(&self, q: Quantity) -> Option<Vec<&'static str>> {
+        use metrics::Recipe;
+        q.recipes().iter().find_map(|r| match *r {
+            Recipe::One(a) | Recipe::Sectors(a) | Recipe::Bytes(a) => {
+                self.metrics.contains_key(a).then(|| vec![a])
+            }
+            Recipe::Add(a, b) => {
+                let mut v = self.metrics_of(a)?;
+                v.extend(self.metrics_of(b)?);
+                Some(v)
+            }
+            Recipe::Div(a, b) => {
+                let y = self.quantity(b)?.value;
+                let mut v = self.metrics_of(a)?;
+                v.extend(self.metrics_of(b)?);
+                (y != 0.0).then_some(v)
+            }
+        })
+    }
+
+    /// This launch with no metric but the ones [`Launch::quantity`] reads for each of
+    /// `keep` (its ID, grid, block and aggregation stay): every other counter is absent, so
+    /// whatever reads one finds `None`. `quantity(q)` of a kept `q` is unchanged.
+    pub fn restricted_to(&self, keep: &[Quantity]) -> Launch {
+        let names: Vec<&str> = keep
+            .iter()
+            .filter_map(|q| self.metrics_of(*q))
+            .flatten()
+            .collect();
+        Launch {
+            metrics: self
+                .metrics
+                .iter()
+                .filter(|(k, _)| names.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+            id: self.id.clone(),
+            aggregated: self.aggregated,
+            grid: self.grid,
+            block: self.block,
+        }
+    }
+
     /// Warp instructions executed per warp: `inst_executed / warps_launched`
     /// (`smsp__inst_executed.sum / sm__warps_launched.sum`); `None` if either is missing or
     /// no warp was launched.

@@ -48,6 +48,41 @@ fn sectors_and_bytes_derive_each_other() {
     assert_eq!(q(&l, Quantity::DramBytes), None);
 }
 
+/// A launch restricted to some quantities keeps exactly the metrics they are read from (the
+/// first recipe present, sums through both parts) and its identity; every other quantity is
+/// then absent.
+#[test]
+fn restricted_launch_keeps_only_what_its_quantities_read() {
+    let l = launch(&[
+        ("smsp__inst_executed.sum", 640.0),
+        ("sm__warps_launched.sum", 8.0),
+        ("dram__bytes_read.sum", 96.0),
+        ("dram__bytes_write.sum", 32.0),
+        ("lts__t_sectors_op_read.sum", 7.0),
+    ]);
+    let inst = l.restricted_to(&[Quantity::WarpInstsExecuted]);
+    assert_eq!(inst.id, l.id);
+    assert_eq!((inst.grid, inst.block), (l.grid, l.block));
+    let names: Vec<&str> = inst.metrics.keys().map(String::as_str).collect();
+    assert_eq!(names, ["smsp__inst_executed.sum"]);
+    assert_eq!(q(&inst, Quantity::WarpInstsExecuted), Some(640.0));
+    for absent in [
+        Quantity::WarpsLaunched,
+        Quantity::DramReadBytes,
+        Quantity::DramBytes,
+        Quantity::L2ReadSectors,
+    ] {
+        assert_eq!(q(&inst, absent), None, "{absent:?}");
+    }
+    assert_eq!(inst.warp_insts_per_warp(), None);
+    // A sum keeps both parts; a quantity the launch lacks keeps nothing.
+    let dram = l.restricted_to(&[Quantity::DramBytes, Quantity::SharedLoadInsts]);
+    let names: Vec<&str> = dram.metrics.keys().map(String::as_str).collect();
+    assert_eq!(names, ["dram__bytes_read.sum", "dram__bytes_write.sum"]);
+    assert_eq!(q(&dram, Quantity::DramBytes), Some(128.0));
+    assert!(l.restricted_to(&[]).metrics.is_empty());
+}
+
 #[test]
 fn sass_and_older_names_and_combined_forms() {
     let old = launch(&[

@@ -1,21 +1,14 @@
 //! End-to-end tests of `ptx2idg eval` on the committed Rodinia suite (two of its kernels, so
 //! the test stays fast in debug builds; the full table is docs/results.md).
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod common;
 
-fn repo_root() -> &'static Path {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
-}
+use std::process::Output;
 
+/// From the repository root, with results that do not depend on whether this machine has
+/// ptxas (`common::ptx2idg`).
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ptx2idg"))
-        // Results that do not depend on whether this machine has ptxas.
-        .env("PTX2IDG_SASS", "none")
-        .args(args)
-        .current_dir(repo_root())
-        .output()
-        .expect("run ptx2idg")
+    common::ptx2idg(args)
 }
 
 const SUBSET: [&str; 4] = [
@@ -195,6 +188,54 @@ fn counters_flag() {
     for (a, b) in d.iter().zip(&o) {
         assert_eq!(measured(a), measured(b));
     }
-    let bad = run(&["eval", "ptx_samples/rodinia", "--counters", "none"]);
+    let bad = run(&["eval", "ptx_samples/rodinia", "--counters", "some"]);
     assert_eq!(bad.status.code(), Some(2));
+}
+
+/// `--counters none`: no counter but the top launch's instruction count. Every model still
+/// predicts both kernels (no empty cell), the predictions are not `all`'s, the measured
+/// columns stay, the run says what it read, and `--format counters`, which compares with the
+/// counters, is refused.
+#[test]
+fn counters_none_predicts_from_the_ptx_and_the_instruction_count() {
+    let with = |mode: &str, format: &str| {
+        let mut args = vec!["eval", "ptx_samples/rodinia", "--gpu", "h100"];
+        args.extend(["--format", format, "--counters", mode]);
+        args.extend(SUBSET);
+        let o = common::ptx2idg(&args);
+        assert!(o.status.success(), "{}", common::text(&o.stderr));
+        (common::text(&o.stdout), common::text(&o.stderr))
+    };
+    let (csv, err) = with("none", "csv");
+    assert!(
+        err.contains("note: --counters none: no profiler counter reaches the models")
+            && err.contains("smsp__inst_executed.sum"),
+        "{err}"
+    );
+    assert!(!err.contains("no prediction"), "{err}");
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 1 + 2 * 10 + 10, "{csv}");
+    for l in &lines[1..] {
+        assert!(!l.ends_with(",,"), "every model predicts: {l}");
+    }
+    let (all, _) = with("all", "csv");
+    assert_ne!(csv, all);
+    let (none, all) = (with("none", "points").0, with("all", "points").0);
+    let measured = |t: &str| -> Vec<String> {
+        t.lines()
+            .map(|l| l.split(',').take(4).collect::<Vec<_>>().join(","))
+            .collect()
+    };
+    assert_eq!(measured(&none), measured(&all));
+    assert_ne!(none, all);
+
+    let mut args = vec!["eval", "ptx_samples/rodinia", "--format", "counters"];
+    args.extend(["--counters", "none"]);
+    let o = common::ptx2idg(&args);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        common::text(&o.stderr).contains("--counters none has none"),
+        "{}",
+        common::text(&o.stderr)
+    );
 }

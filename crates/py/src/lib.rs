@@ -756,18 +756,25 @@ fn models_table(
 }
 
 /// The evaluation of a suite directory under the base configuration: `(mape_csv,
-/// points_csv, notes)` as `ptx2idg eval --format csv` and `--format points` print them.
+/// points_csv, notes)` as `ptx2idg eval --format csv` and `--format points` print them, with
+/// the counters `counters` (`all`, `one` or `none`) says, as `eval --counters`.
 #[pyfunction]
-#[pyo3(signature = (suite, gpu, kernels))]
+#[pyo3(signature = (suite, gpu, kernels, counters))]
 fn evaluate(
     py: Python<'_>,
     suite: String,
     gpu: String,
     kernels: Vec<String>,
+    counters: String,
 ) -> PyResult<(String, String, Vec<String>)> {
+    let mode: eval::CountersMode = counters
+        .parse()
+        .map_err(|e: eval::EvalError| PyValueError::new_err(e.to_string()))?;
     interruptible(py, move || {
         let profile = gpu_profile(&gpu)?;
-        let s = eval::load(std::path::Path::new(&suite), &kernels).map_err(|e| input(&suite, e))?;
+        let s = eval::load(std::path::Path::new(&suite), &kernels)
+            .map_err(|e| input(&suite, e))?
+            .with_counters(mode);
         let p = eval::predict::IdgPredictor {
             variant: sim::ModelConfig::validated(&profile),
             backend: eval::predict::GpuBackend { profile },
@@ -775,10 +782,16 @@ fn evaluate(
             exact: true,
         };
         let ev = eval::evaluate(&s, &p).map_err(|e| Failure::Input(e.to_string()))?;
-        let mut notes: Vec<String> = eval::report::failures(&ev)
+        let mut notes: Vec<String> = mode
+            .note()
+            .map(|n| format!("note: {n}"))
             .into_iter()
-            .map(|l| format!("no prediction: {l}"))
             .collect();
+        notes.extend(
+            eval::report::failures(&ev)
+                .into_iter()
+                .map(|l| format!("no prediction: {l}")),
+        );
         for k in &ev.kernels {
             notes.extend(
                 k.notes

@@ -5,6 +5,7 @@ import json
 import os
 import pathlib
 import subprocess
+import warnings
 
 import pandas as pd
 import pytest
@@ -142,6 +143,37 @@ def test_eval_matches_cli():
     pd.testing.assert_frame_equal(
         points, cli_frame("eval", suite, "--kernel", "gaussian_fan2", "--format", "points"),
         check_exact=True)
+
+
+@pytest.mark.parametrize("counters", ["all", "one", "none"])
+def test_eval_counters_match_cli(counters):
+    # The CLI's --counters: with none, only the top launch's instruction count is read, and
+    # the package says so as the CLI does.
+    suite = ROOT / "ptx_samples" / "rodinia"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        mape, points = ptx2idg.eval(suite, kernels=["cfd_time_step"], counters=counters)
+    cli_args = ("eval", suite, "--kernel", "cfd_time_step", "--counters", counters)
+    pd.testing.assert_frame_equal(mape, cli_frame(*cli_args, "--format", "csv"),
+                                  check_exact=True)
+    pd.testing.assert_frame_equal(points, cli_frame(*cli_args, "--format", "points"),
+                                  check_exact=True)
+    said = [str(w.message) for w in caught]
+    assert any("--counters none" in m for m in said) == (counters == "none"), said
+    assert mape["mape"].notna().all()
+
+
+def test_eval_counters_default_and_errors():
+    suite = ROOT / "ptx_samples" / "rodinia"
+    default = ptx2idg.eval(suite, kernels=["cfd_time_step"])[1]
+    pd.testing.assert_frame_equal(
+        default, ptx2idg.eval(suite, kernels=["cfd_time_step"], counters="all")[1])
+    with pytest.warns(UserWarning, match="--counters none"):
+        none = ptx2idg.eval(suite, kernels=["cfd_time_step"], counters="none")[1]
+    assert not default.equals(none)
+    for bad in ["some", "ALL", None]:
+        with pytest.raises(ValueError, match="all, one or none|'all', 'one' or 'none'"):
+            ptx2idg.eval(suite, kernels=["cfd_time_step"], counters=bad)
 
 
 BAD = ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\tadd.s32 %r1 %r2;\n}\n"

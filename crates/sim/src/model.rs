@@ -203,12 +203,18 @@ impl ModelConfig {
         measured: Option<&gpu::Traffic>,
         r: &crate::SimResult,
     ) -> Option<gpu::Traffic> {
-        measured.copied().or_else(|| {
-            r.static_dram_bytes.map(|dram| gpu::Traffic {
-                dram: Some(dram),
-                l2: None,
-                atomic_busiest_slice_sectors: None,
-            })
+        measured
+            .copied()
+            .or_else(|| Self::static_traffic(r.static_dram_bytes))
+    }
+
+    /// The traffic of DRAM (read, write) bytes counted by the static access analysis
+    /// (`crate::cost::static_dram_bytes`): DRAM only, no L2 bytes or atomic sectors.
+    pub fn static_traffic(dram: Option<(f64, f64)>) -> Option<gpu::Traffic> {
+        dram.map(|dram| gpu::Traffic {
+            dram: Some(dram),
+            l2: None,
+            atomic_busiest_slice_sectors: None,
         })
     }
 

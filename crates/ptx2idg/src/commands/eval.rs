@@ -1,5 +1,5 @@
 //! `ptx2idg eval SUITE_DIR... [--gpu NAME] [--format markdown|csv|points|counters] [--svg-dir DIR] [--kernel ID]...
-//! [--ablation] [--write-docs FILE] [--counters all|one]`: the Rodinia evaluation of crate `eval` (Tables 10-12 of
+//! [--ablation] [--write-docs FILE] [--counters all|one|none]`: the Rodinia evaluation of crate `eval` (Tables 10-12 of
 //! pipeline-model-analysis) on a suite directory (docs/rodinia-suite.md).
 //!
 //! stdout: the MAPE / MAPE_shape table (or, with `--ablation`, the average Pipeline MAPE per
@@ -42,6 +42,10 @@ pub enum Counters {
     /// Every point the counters of the launch at the highest measured occupancy (one
     /// profile of the real launch); the timings stay each point's own.
     One,
+    /// No counters: PTX, launch and static analysis only; loops that depend on data get
+    /// their trip counts from the instruction count of the launch at the highest measured
+    /// occupancy alone.
+    None,
 }
 
 impl Counters {
@@ -49,6 +53,7 @@ impl Counters {
         match self {
             Counters::All => ::eval::CountersMode::All,
             Counters::One => ::eval::CountersMode::One,
+            Counters::None => ::eval::CountersMode::None,
         }
     }
 }
@@ -64,7 +69,9 @@ pub struct EvalArgs {
     #[arg(long, value_enum, default_value_t)]
     format: Format,
     /// Counters each measured point reads: `all`, each its own launch's; `one`, every point
-    /// the launch at the highest measured occupancy (a kernel profiled once).
+    /// the launch at the highest measured occupancy (a kernel profiled once); `none`, no
+    /// counter but that launch's instruction count, which only the trip counts of loops
+    /// that depend on data read.
     #[arg(long, value_enum, default_value_t)]
     counters: Counters,
     /// Write one SVG per kernel (measured and model curves, normalized as in Figs. 17-18).
@@ -177,6 +184,16 @@ pub fn run(args: &EvalArgs) -> ExitCode {
         Err(code) => return code,
     };
     let base = args.model.config(&profile);
+    if args.counters == Counters::None && args.format == Format::Counters {
+        diag::error(
+            "--format counters compares the IDGs with the measured counters; \
+             --counters none has none (use all or one)",
+        );
+        return ExitCode::from(2);
+    }
+    if let Some(note) = args.counters.mode().note() {
+        diag::note(note);
+    }
     if args.format == Format::Counters {
         outln!("{}", ::eval::counters::CSV_HEADER);
         for (name, suite) in &suites {
@@ -309,8 +326,8 @@ pub fn run(args: &EvalArgs) -> ExitCode {
             .unwrap_or_default();
         let names: Vec<&str> = runs.iter().map(|r| r.name.as_str()).collect();
         let counters = match args.counters {
-            Counters::All => "",
-            Counters::One => " --counters one",
+            Counters::All => String::new(),
+            c => format!(" --counters {}", c.mode().name()),
         };
         let command = format!(
             "ptx2idg eval {} --gpu {gpu_name}{svg}{counters} --write-docs {}",

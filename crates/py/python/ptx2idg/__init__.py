@@ -303,9 +303,17 @@ def resources(ptx, kernel=None, gpu="hopper-h100", regs=None, shared=None, sass=
     return json.loads(out)
 
 
-def eval(suite_dir, gpu="hopper-h100", kernels=()):  # noqa: A001 - the CLI's command name
+def eval(suite_dir, gpu="hopper-h100", kernels=(),  # noqa: A001 - the CLI's command name
+         counters="all"):
     """The evaluation of a measured suite under the base configuration: ``(mape, points)``,
-    the tables of ``ptx2idg eval --format csv`` and ``--format points``."""
-    mape, points, notes = _ptx2idg.evaluate(os.fspath(suite_dir), _gpu(gpu), list(kernels))
+    the tables of ``ptx2idg eval --format csv`` and ``--format points``. ``counters`` is
+    ``eval --counters``: ``"all"`` (each point its own launch's counters), ``"one"`` (every
+    point the counters of the launch at the highest measured occupancy) or ``"none"`` (no
+    counter but that launch's instruction count, which only the trip counts of loops that
+    depend on data read); anything else raises ValueError."""
+    if not isinstance(counters, str):
+        raise ValueError(f"counters={counters!r}: expected 'all', 'one' or 'none'")
+    mape, points, notes = _ptx2idg.evaluate(os.fspath(suite_dir), _gpu(gpu), list(kernels),
+                                            counters)
     _warn(notes)
     return _frame(mape), _frame(points)
