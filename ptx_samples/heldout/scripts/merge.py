@@ -69,6 +69,12 @@ def main():
         kernels.append(k.rstrip("\n") + "\n")
     header = header.replace("written by host/bench.cpp (bench time)",
                             "joined by scripts/merge.py from data/parts/ (bench time)")
+    # the sampled launches (measured for the whole suite, or joined below from the parts)
+    has_samples = os.path.exists(os.path.join(SUITE, "data", "samples.csv")) or any(
+        os.path.exists(os.path.join(PARTS, g, "samples.csv")) for g in parts)
+    if has_samples and "\nsamples = " not in header:
+        header = header.replace('env = "data/env.txt"\n',
+                                'env = "data/env.txt"\nsamples = "data/samples.csv"\n')
     with open(os.path.join(SUITE, "suite.toml"), "w") as f:
         f.write(header.rstrip("\n") + "\n\n" + "\n".join(kernels))
     for name in CSVS:
