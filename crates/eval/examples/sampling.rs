@@ -3,7 +3,8 @@
 //! leave-one-kernel-out over every suite given, as `ptx2idg eval` with the same suites does;
 //! per suite, the Markdown table of the two sampling models (the `Sampling` and
 //! `Sampling-ML` columns `ptx2idg eval` prints) and, on stderr, the kernels they do not
-//! predict and why.
+//! predict and why, then per kernel the regression that predicts it (λ and the weights of
+//! the standardized features).
 
 use std::path::Path;
 
@@ -44,6 +45,16 @@ fn main() {
         println!();
         for line in eval::report::failures(&ev) {
             eprintln!("{dir}: no prediction: {line}");
+        }
+    }
+    // The regression each kernel is predicted with: λ, and the standardized weights.
+    eprintln!("kernel,lambda,{}", models::sampling::FEATURES.join(","));
+    for suite in &suites {
+        for case in &suite.kernels {
+            if let Ok(m) = training.model_for(suite, case) {
+                let w: Vec<String> = m.weights.iter().map(|w| format!("{w:.3}")).collect();
+                eprintln!("{},{},{}", case.spec.id, m.lambda, w.join(","));
+            }
         }
     }
 }

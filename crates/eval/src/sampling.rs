@@ -25,7 +25,7 @@ use std::path::PathBuf;
 
 use models::sampling::{
     fit_selected, linear_time, ml_target, ml_time, throughput_error, Counters, Features, Group,
-    PointInputs, Sample, FEATURES, LAMBDAS,
+    PointInputs, Ridge, Sample, FEATURES, LAMBDAS,
 };
 use rayon::prelude::*;
 
@@ -79,6 +79,26 @@ impl SamplingModels {
         SamplingModels { groups }
     }
 
+    /// The ML model that predicts `case` (of `suite`): the regression on every other
+    /// kernel's rows, λ chosen on them.
+    pub fn model_for(&self, suite: &Suite, case: &KernelCase) -> Result<Ridge, String> {
+        let key = (suite.dir.clone(), case.spec.id.clone());
+        let training: Vec<&Group> = self
+            .groups
+            .iter()
+            .filter(|(k, _)| *k != key)
+            .map(|(_, g)| g)
+            .collect();
+        if training.len() < MIN_TRAINING_KERNELS {
+            return Err(format!(
+                "the regression needs the samples of at least {MIN_TRAINING_KERNELS} other \
+                 kernels ({} in the suites evaluated)",
+                training.len()
+            ));
+        }
+        fit_selected(&training, &LAMBDAS, throughput_error).map_err(|e| e.to_string())
+    }
+
     /// The two sampling curves of `case` (WPC per point), or `None` when its suite has no
     /// samples file.
     pub fn curves(&self, suite: &Suite, case: &KernelCase) -> Option<[(Model, Curve); 2]> {
@@ -114,22 +134,7 @@ impl SamplingModels {
                 .collect()
         });
         let ml: Curve = inputs.and_then(|pts| {
-            let key = (suite.dir.clone(), case.spec.id.clone());
-            let training: Vec<&Group> = self
-                .groups
-                .iter()
-                .filter(|(k, _)| *k != key)
-                .map(|(_, g)| g)
-                .collect();
-            if training.len() < MIN_TRAINING_KERNELS {
-                return Err(format!(
-                    "the regression needs the samples of at least {MIN_TRAINING_KERNELS} other \
-                     kernels ({} in the suites evaluated)",
-                    training.len()
-                ));
-            }
-            let model =
-                fit_selected(&training, &LAMBDAS, throughput_error).map_err(|e| e.to_string())?;
+            let model = self.model_for(suite, case)?;
             pts.iter()
                 .zip(&case.points)
                 .map(|(i, p)| {
