@@ -25,9 +25,9 @@ struct Grid {
     unsigned long long groups() const { return (unsigned long long)x * y * z; }
 };
 
-// The box inside `grid` whose number of blocks is closest to `target` (the first found among
-// equals, searching the widest x first, then y): exactly `target` whenever it factors into
-// the grid's extents, which for target = k * blocks_per_sm * 132 (H100) is the usual case.
+// The box inside `grid` whose number of blocks is closest to `target` (of boxes equally close,
+// the widest in x): exactly `target` whenever it factors into the grid's extents, which for
+// target = k * blocks_per_sm * 132 (H100) is the usual case.
 // Launch order is x fastest, so for a grid wider than `target` the box is the first `target`
 // blocks of the launch; otherwise whole rows (or planes) when they fit, else the widest
 // exact factorization.
