@@ -780,8 +780,8 @@ fn evaluate(
         let training = if kernels.is_empty() {
             eval::sampling::SamplingModels::train(&[&s])
         } else {
-            let all = eval::load(std::path::Path::new(&suite), &[])
-                .map_err(|e| input(&suite, e))?;
+            let all =
+                eval::load(std::path::Path::new(&suite), &[]).map_err(|e| input(&suite, e))?;
             eval::sampling::SamplingModels::train(&[&all])
         };
         eval::sampling::attach(&mut ev, &s, &training);
