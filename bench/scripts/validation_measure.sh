@@ -3,19 +3,26 @@
 # with the method of the held-out suite (ptx_samples/heldout/scripts/measure.sh,
 # docs/rodinia-suite.md).
 #
-#   bench/scripts/validation_measure.sh <suite> <out_dir>
+#   bench/scripts/validation_measure.sh <suite> <out_dir> [samples]
 #
 # Writes <out_dir>/suite.toml, data/timings.csv, data/checks.csv, data/timings_repeat.csv,
 # data/checks_repeat.csv, data/ncu/<kernel_id>.csv (one Nsight Compute run per kernel, one
 # launch per occupancy point), data/env.txt and data/clocks_during_run.csv, and copies
 # <name>.ptx and cuda/<name>.cu there. Requires validation_build.sh first. Never changes
 # clocks (ncu --clock-control none).
+# `samples` writes <out_dir>/data/samples.csv alone (the launch truncated to 2 and 3 Psat
+# work groups and the full grid per point, ptx_samples/common/samples.h); `bench time`
+# below writes it too.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 mkdir -p "$2/data/ncu" "$2/cuda"
 OUTDIR="$(cd "$2" && pwd)"
 cd "$1"
 NAME=$(basename "$PWD" _suite)
+if [[ "${3:-}" == samples ]]; then
+  build/bench samples build "$OUTDIR"
+  exit 0
+fi
 if [[ "$OUTDIR" != "$(pwd)" ]]; then
   cp "$NAME.ptx" "$OUTDIR/"
   cp "cuda/$NAME.cu" "$OUTDIR/cuda/"

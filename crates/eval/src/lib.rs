@@ -4,7 +4,8 @@
 //! Pipeline: [`suite::load`] reads the manifest, timings, ncu counters and clock; a
 //! [`Predictor`] gives every model's WPC at each measured occupancy point; [`evaluate`] turns
 //! the measured times into WPC and scores each curve with MAPE and MAPE_shape
-//! ([`metrics`]); [`counters`] lists each kernel's IDG counters beside the measured ones;
+//! ([`metrics`]); [`sampling`] adds the sampling models' curves from the suite's sampled
+//! launches (a separate step: their ML variant trains over several suites); [`counters`] lists each kernel's IDG counters beside the measured ones;
 //! [`report`] renders the tables (Markdown, the stable CSV), [`svg`] the
 //! normalized curves and [`docs`] the results page.
 //!
@@ -21,6 +22,7 @@ pub mod metrics;
 pub mod model;
 pub mod predict;
 pub mod report;
+pub mod sampling;
 pub mod suite;
 pub mod svg;
 
@@ -28,7 +30,10 @@ use rayon::prelude::*;
 
 pub use metrics::{accuracy, Accuracy};
 pub use model::{CoreShape, Curve, KernelPrediction, Model, Note, Predictor, Topic};
-pub use suite::{load, metric, CountersMode, KernelCase, MeasuredPoint, Suite};
+pub use suite::{
+    load, metric, CountersMode, KernelCase, KernelSamples, MeasuredPoint, PointSamples,
+    SampledLaunch, Suite,
+};
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum EvalError {
@@ -214,6 +219,25 @@ fn evaluation(suite: &Suite, kernels: Vec<KernelResult>) -> Evaluation {
     }
 }
 
+/// A model's curve scored against the measured WPC `real` at occupancies `occ`.
+fn score_curve(occ: &[f64], real: &[f64], model: Model, curve: Curve) -> ModelResult {
+    let outcome = curve.and_then(|wpc| {
+        metrics::accuracy(occ, real, &wpc)
+            .map(|a| (wpc, a))
+            .map_err(|e| e.to_string())
+    });
+    ModelResult { model, outcome }
+}
+
+/// Adds (or replaces) `model`'s scored curve in `k`, keeping [`Model::ALL`] order.
+pub(crate) fn add_curve(k: &mut KernelResult, model: Model, curve: Curve) {
+    let occ: Vec<f64> = k.occupancy_warps.iter().map(|&o| f64::from(o)).collect();
+    let scored = score_curve(&occ, &k.real_wpc, model, curve);
+    k.models.retain(|r| r.model != model);
+    k.models.push(scored);
+    k.models.sort_by_key(|r| r.model);
+}
+
 /// One kernel's measured WPC and the accuracy of each predicted curve.
 fn score_kernel(suite: &Suite, case: &KernelCase, pred: KernelPrediction) -> KernelResult {
     let real = real_wpc(case, suite.sm_count, suite.clock_mhz);
@@ -225,14 +249,7 @@ fn score_kernel(suite: &Suite, case: &KernelCase, pred: KernelPrediction) -> Ker
     let mut models: Vec<ModelResult> = pred
         .curves
         .into_iter()
-        .map(|(model, curve)| {
-            let outcome = curve.and_then(|wpc| {
-                metrics::accuracy(&occ, &real, &wpc)
-                    .map(|a| (wpc, a))
-                    .map_err(|e| e.to_string())
-            });
-            ModelResult { model, outcome }
-        })
+        .map(|(model, curve)| score_curve(&occ, &real, model, curve))
         .collect();
     models.sort_by_key(|r| r.model);
     models.dedup_by_key(|r| r.model);

@@ -1,6 +1,8 @@
 //! The models compared in the evaluation (the columns of Tables 10-12 of
-//! pipeline-model-analysis, plus Roofline and the unified hardware-fitted model of Stevens and
-//! Klöckner, appended last) and the [`Predictor`] interface that produces their curves.
+//! pipeline-model-analysis, plus Roofline, the unified hardware-fitted model of Stevens and
+//! Klöckner and the two sampling models of sampling-linear-ml-model, appended last) and the
+//! [`Predictor`] interface that produces the curves of all but the sampling models
+//! ([`crate::sampling`] gives those, from the suite's sampled launches).
 //!
 //! Invariant: [`Model::ALL`] is the column order of every table and the row order of the CSV;
 //! the names are the stable CSV spellings.
@@ -26,10 +28,18 @@ pub enum Model {
     /// WPC at every occupancy (flat by construction; its MAPE_shape is the measured curve's
     /// own variation).
     Unified,
+    /// The sampling-based linear model (`models::sampling::linear_time`): the kernel timed on
+    /// 2 and 3 Psat work groups, the line through them extrapolated to the grid. Needs GPU
+    /// runs of the kernel; only suites with a samples file have it.
+    Sampling,
+    /// The ML variant: the 3 Psat sample's instruction rate corrected by a ridge regression
+    /// on the samples' timing and the point's counters, trained leave-one-kernel-out
+    /// ([`crate::sampling`]).
+    SamplingMl,
 }
 
 impl Model {
-    pub const ALL: [Model; 10] = [
+    pub const ALL: [Model; 12] = [
         Model::Pipeline,
         Model::Roofline,
         Model::Volkov,
@@ -40,7 +50,15 @@ impl Model {
         Model::GpumechRr,
         Model::GpumechGto,
         Model::Unified,
+        Model::Sampling,
+        Model::SamplingMl,
     ];
+
+    /// Whether the model runs the kernel itself on the GPU (the sampling models) rather than
+    /// predicting from its PTX (and, for most, the counters of one profiled launch).
+    pub fn runs_the_kernel(self) -> bool {
+        matches!(self, Model::Sampling | Model::SamplingMl)
+    }
 
     pub fn name(self) -> &'static str {
         match self {
@@ -54,6 +72,8 @@ impl Model {
             Model::GpumechRr => "gpumech_rr",
             Model::GpumechGto => "gpumech_gto",
             Model::Unified => "unified",
+            Model::Sampling => "sampling",
+            Model::SamplingMl => "sampling_ml",
         }
     }
 
@@ -70,6 +90,8 @@ impl Model {
             Model::GpumechRr => "gpumech_rr",
             Model::GpumechGto => "gpumech_gto",
             Model::Unified => "Unified",
+            Model::Sampling => "Sampling",
+            Model::SamplingMl => "Sampling-ML",
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Loading a suite directory (docs/rodinia-suite.md): the `suite.toml` manifest, the event
-//! timings (`data/timings.csv`), the per-kernel Nsight Compute CSVs and the SM clock of the run
-//! (`data/env.txt`).
+//! timings (`data/timings.csv`), the per-kernel Nsight Compute CSVs, the SM clock of the run
+//! (`data/env.txt`) and, when the manifest names one, the sampled launches of the sampling
+//! models (`samples = "data/samples.csv"`, [`KernelSamples`]).
 //!
 //! Invariants of a loaded [`Suite`] (checked here, so later stages may rely on them): every
 //! kernel has at least one measured point; points are in ascending `blocks_per_sm`, each with
@@ -26,6 +27,9 @@ pub struct Manifest {
     pub l2_bytes: u64,
     pub timings: String,
     pub env: String,
+    /// The sampled launches (optional: suites measured before them have none).
+    #[serde(default)]
+    pub samples: Option<String>,
     #[serde(rename = "kernel")]
     pub kernels: Vec<KernelSpec>,
 }
@@ -105,6 +109,35 @@ pub fn metric(launch: &profile::Launch, name: &str) -> Option<f64> {
     launch.get(name).map(|m| m.value)
 }
 
+/// One timed launch of the samples file: the kernel on `groups` work groups (a box `grid` of
+/// the kernel's own grid), its median time.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SampledLaunch {
+    pub groups: u64,
+    /// The launch's grid, when the file gives it.
+    pub grid: Option<[u32; 3]>,
+    pub median_us: f64,
+}
+
+/// The sampled launches of one measured point (docs/rodinia-suite.md, `data/samples.csv`):
+/// the grid truncated to 2 and 3 Psat groups (absent where the grid has fewer groups) and
+/// the full grid timed in the same pass.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct PointSamples {
+    pub full: Option<SampledLaunch>,
+    pub two_psat: Option<SampledLaunch>,
+    pub three_psat: Option<SampledLaunch>,
+}
+
+/// A kernel's sampled launches, one [`PointSamples`] per measured point (the same order).
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelSamples {
+    /// The kernel reads the grid size (`%nctaid`, a grid-stride loop): a smaller grid does
+    /// different work per group, so its samples are not samples of the launch.
+    pub grid_dependent: bool,
+    pub points: Vec<PointSamples>,
+}
+
 /// A kernel ready for prediction.
 #[derive(Debug, Clone)]
 pub struct KernelCase {
@@ -114,6 +147,9 @@ pub struct KernelCase {
     /// `spec.ptx` relative to the suite directory, for messages.
     pub ptx_file: String,
     pub points: Vec<MeasuredPoint>,
+    /// The sampled launches; `None` when the suite has no samples file (a kernel the file has
+    /// no row of has every point empty).
+    pub samples: Option<KernelSamples>,
 }
 
 impl KernelCase {
@@ -213,6 +249,8 @@ pub struct Suite {
     pub sm_count: u32,
     /// SM clock of the timed run in MHz (see [`read_clock_mhz`]).
     pub clock_mhz: f64,
+    /// The manifest's samples file, if it names one.
+    pub samples_file: Option<String>,
     pub kernels: Vec<KernelCase>,
 }
 
@@ -270,6 +308,10 @@ pub fn load(dir: &Path, only: &[String]) -> Result<Suite, EvalError> {
     }
     let timings = read_timings(&within(dir, &manifest.timings)?, &manifest.timings)?;
     let clock_mhz = read_clock_mhz(&within(dir, &manifest.env)?, &manifest.env)?;
+    let mut samples = match &manifest.samples {
+        Some(file) => Some(read_samples(&within(dir, file)?, file, &manifest.kernels)?),
+        None => None,
+    };
     let mut kernels = Vec::new();
     for spec in &manifest.kernels {
         if !only.is_empty() && !only.contains(&spec.id) {
@@ -332,11 +374,18 @@ pub fn load(dir: &Path, only: &[String]) -> Result<Suite, EvalError> {
                 counters: CountersMode::All,
             });
         }
+        let kernel_samples = samples.as_mut().map(|by_kernel| {
+            by_kernel.remove(&spec.id).unwrap_or_else(|| KernelSamples {
+                grid_dependent: false,
+                points: vec![PointSamples::default(); spec.points.len()],
+            })
+        });
         kernels.push(KernelCase {
             spec: spec.clone(),
             ptx,
             ptx_file: spec.ptx.clone(),
             points,
+            samples: kernel_samples,
         });
     }
     Ok(Suite {
@@ -345,6 +394,7 @@ pub fn load(dir: &Path, only: &[String]) -> Result<Suite, EvalError> {
         device: manifest.device,
         sm_count: manifest.sm_count,
         clock_mhz,
+        samples_file: manifest.samples,
         kernels,
     })
 }
@@ -473,6 +523,128 @@ fn read_timings(path: &Path, file: &str) -> Result<BTreeMap<(String, u32), f64>,
             ));
         }
         out.insert((row.kernel, row.blocks_per_sm), row.median_us);
+    }
+    Ok(out)
+}
+
+/// The samples file (docs/rodinia-suite.md, `data/samples.csv`) by kernel id, each aligned
+/// with the kernel's manifest points. Required columns: `kernel`, `blocks_per_sm`, `sample`
+/// (`full`, `2psat` or `3psat`), `groups`, `median_us`; optional: `grid_x`, `grid_y`,
+/// `grid_z` (all three or none), `grid_dependent` (0 or 1), and any others (ignored). Refused:
+/// a kernel the manifest lacks, a point it lacks, a row twice, a non-positive time, a sample
+/// larger than the grid or not a box of it, a `full` row that is not the whole grid.
+fn read_samples(
+    path: &Path,
+    file: &str,
+    specs: &[KernelSpec],
+) -> Result<BTreeMap<String, KernelSamples>, EvalError> {
+    #[derive(Deserialize)]
+    struct Row {
+        kernel: String,
+        blocks_per_sm: u32,
+        sample: String,
+        groups: u64,
+        median_us: f64,
+        #[serde(default)]
+        grid_x: Option<u32>,
+        #[serde(default)]
+        grid_y: Option<u32>,
+        #[serde(default)]
+        grid_z: Option<u32>,
+        #[serde(default)]
+        grid_dependent: Option<u8>,
+    }
+    let text = read(path, file)?;
+    let mut rdr = csv::Reader::from_reader(text.as_bytes());
+    let mut out: BTreeMap<String, KernelSamples> = BTreeMap::new();
+    for (i, row) in rdr.deserialize::<Row>().enumerate() {
+        let line = i + 2;
+        let row = row.map_err(|e| bad(file, format!("row {line}: {e}")))?;
+        let at = |m: String| bad(file, format!("row {line} (`{}`): {m}", row.kernel));
+        let spec = specs
+            .iter()
+            .find(|k| k.id == row.kernel)
+            .ok_or_else(|| at("no such kernel in the manifest".into()))?;
+        let point = spec
+            .points
+            .iter()
+            .position(|p| p.blocks_per_sm == row.blocks_per_sm)
+            .ok_or_else(|| {
+                at(format!(
+                    "blocks_per_sm = {} is not a measured point",
+                    row.blocks_per_sm
+                ))
+            })?;
+        if !(row.median_us.is_finite() && row.median_us > 0.0) {
+            return Err(at(format!("median_us {} is not positive", row.median_us)));
+        }
+        if row.groups == 0 || row.groups > spec.grid_blocks {
+            return Err(at(format!(
+                "{} groups (the grid has {})",
+                row.groups, spec.grid_blocks
+            )));
+        }
+        let grid = match (row.grid_x, row.grid_y, row.grid_z) {
+            (Some(x), Some(y), Some(z)) => {
+                let box_of = [x, y, z]
+                    .iter()
+                    .zip(&spec.grid)
+                    .all(|(s, g)| *s >= 1 && s <= g);
+                let n = u64::from(x) * u64::from(y) * u64::from(z);
+                if !box_of || n != row.groups {
+                    return Err(at(format!(
+                        "grid [{x}, {y}, {z}] is not a box of {} groups of the grid {:?}",
+                        row.groups, spec.grid
+                    )));
+                }
+                Some([x, y, z])
+            }
+            (None, None, None) => None,
+            _ => return Err(at("grid_x, grid_y and grid_z go together".into())),
+        };
+        let dependent = match row.grid_dependent {
+            None | Some(0) => false,
+            Some(1) => true,
+            Some(v) => return Err(at(format!("grid_dependent {v} (0 or 1)"))),
+        };
+        let entry = out
+            .entry(row.kernel.clone())
+            .or_insert_with(|| KernelSamples {
+                grid_dependent: false,
+                points: vec![PointSamples::default(); spec.points.len()],
+            });
+        entry.grid_dependent |= dependent;
+        let launch = SampledLaunch {
+            groups: row.groups,
+            grid,
+            median_us: row.median_us,
+        };
+        let p = &mut entry.points[point];
+        let slot = match row.sample.as_str() {
+            "full" => {
+                if row.groups != spec.grid_blocks {
+                    return Err(at(format!(
+                        "a `full` row of {} groups (the grid has {})",
+                        row.groups, spec.grid_blocks
+                    )));
+                }
+                &mut p.full
+            }
+            "2psat" => &mut p.two_psat,
+            "3psat" => &mut p.three_psat,
+            other => {
+                return Err(at(format!(
+                    "sample `{other}` (expected full, 2psat or 3psat)"
+                )))
+            }
+        };
+        if slot.is_some() {
+            return Err(at(format!(
+                "a second `{}` row at blocks_per_sm = {}",
+                row.sample, row.blocks_per_sm
+            )));
+        }
+        *slot = Some(launch);
     }
     Ok(out)
 }

@@ -29,6 +29,8 @@ fn colour(m: Model) -> &'static str {
         Model::GpumechRr => "#9467bd",
         Model::GpumechGto => "#c5b0d5",
         Model::Unified => "#17becf",
+        Model::Sampling => "#8c564b",
+        Model::SamplingMl => "#e377c2",
     }
 }
 

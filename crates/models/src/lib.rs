@@ -12,6 +12,10 @@
 //! - [`unified`]: the unified hardware-fitted model of Stevens and Klöckner, a launch time
 //!   `Σ α·p` of property counts with weights fitted per GPU (not a WPC model: its time is
 //!   converted to WPC by the caller, the same at every occupancy).
+//! - [`sampling`]: the sampling models of sampling-linear-ml-model (section 5), which need
+//!   the GPU: the kernel timed on 2 and 3 saturation points of work groups, the line through
+//!   them extrapolated to the full launch, and a ridge-regression correction of the sampled
+//!   instruction rate from the counters (trained by the caller over other kernels).
 //! - [`table`]: the occupancy table (with the simulator's `pipeline` column), CSV, `--explain`
 //!   text and the SVG chart of Fig. 14.
 //!
@@ -24,6 +28,7 @@ pub mod hw;
 pub mod mwp_cwp;
 pub mod plot;
 pub mod roofline;
+pub mod sampling;
 pub mod table;
 pub mod unified;
 pub mod volkov;

@@ -781,7 +781,18 @@ fn evaluate(
             analytical: true,
             exact: true,
         };
-        let ev = eval::evaluate(&s, &p).map_err(|e| Failure::Input(e.to_string()))?;
+        let mut ev = eval::evaluate(&s, &p).map_err(|e| Failure::Input(e.to_string()))?;
+        // The sampling models, as `ptx2idg eval` adds them: the ML model trained on every
+        // kernel of the suite with the same counters, also those `kernels` leaves out.
+        let training = if kernels.is_empty() {
+            eval::sampling::SamplingModels::train(&[&s])
+        } else {
+            let all = eval::load(std::path::Path::new(&suite), &[])
+                .map_err(|e| input(&suite, e))?
+                .with_counters(mode);
+            eval::sampling::SamplingModels::train(&[&all])
+        };
+        eval::sampling::attach(&mut ev, &s, &training);
         let mut notes: Vec<String> = mode
             .note()
             .map(|n| format!("note: {n}"))

@@ -14,6 +14,11 @@
 //   bench repeat  <cubin_dir> <suite_dir> [kernel_id...]
 //       the same sweep again into <suite_dir>/data/timings_repeat.csv, to
 //       show the run-to-run spread (no manifest)
+//   bench samples <cubin_dir> <suite_dir> [kernel_id...]
+//       check, then per occupancy point the launch truncated to 2 and 3 Psat
+//       work groups (Psat = blocks_per_sm * SMs) and the full grid, with the
+//       timing method below; writes <suite_dir>/data/samples.csv only (bench
+//       time writes it too). ../../common/samples.h says how a grid is truncated
 //   bench profile <cubin_dir> <kernel_id> [kernel_id...]
 //       one launch per occupancy point, ascending blocks_per_sm, no flush
 //       and no check launch (for ncu, which flushes caches itself); several
@@ -41,6 +46,8 @@
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "../../common/samples.h"
 
 namespace {
 
@@ -231,10 +238,12 @@ void build_params(Ctx& c)
     }
 }
 
-void launch(Ctx& c, unsigned dyn)
+// the kernel's launch at padding `dyn`, on `grid` (a sample's, samples::box) or its own
+void launch(Ctx& c, unsigned dyn, const unsigned* grid = nullptr)
 {
     const Kernel& k = *c.k;
-    CK(cuLaunchKernel(c.f, k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1],
+    const unsigned* g = grid ? grid : k.grid;
+    CK(cuLaunchKernel(c.f, g[0], g[1], g[2], k.block[0], k.block[1],
                       k.block[2], k.base_dyn_smem + dyn, nullptr, param_ptrs.data(), nullptr));
 }
 
@@ -509,9 +518,13 @@ void write_manifest_entry(FILE* t, const Kernel& k, const Info& in)
     }
 }
 
+enum class Mode { Time, Repeat, Samples };
+
 int cmd_time(const std::string& dir, const std::string& out,
-             const std::vector<std::string>& only, bool repeat)
+             const std::vector<std::string>& only, Mode mode)
 {
+    const bool repeat = mode == Mode::Repeat;
+    const bool sampling = mode == Mode::Samples;
     std::vector<Kernel> suite = make_suite();
     Ctx c;
     load_modules(c, dir, suite);
@@ -543,20 +556,25 @@ int cmd_time(const std::string& dir, const std::string& out,
         CK(cuLaunchKernel(flush_fn, sms * 8, 1, 1, 256, 1, 1, 0, nullptr, flush_args, nullptr));
     };
 
+    // a repeat run only adds timings; its manifest would duplicate the first. A samples run
+    // only writes data/samples.csv (its checks go to stderr)
     const std::string tname = repeat ? "/data/timings_repeat.csv" : "/data/timings.csv";
     const std::string cname = repeat ? "/data/checks_repeat.csv" : "/data/checks.csv";
-    // a repeat run only adds timings; its manifest would duplicate the first
     const std::string mpath = repeat ? std::string("/dev/null") : out + "/suite.toml";
-    FILE* tcsv = std::fopen((out + tname).c_str(), "w");
-    FILE* pcsv = std::fopen((out + cname).c_str(), "w");
-    FILE* toml = std::fopen(mpath.c_str(), "w");
-    if (!tcsv || !pcsv || !toml) {
+    const std::string null = "/dev/null";
+    FILE* tcsv = std::fopen(sampling ? null.c_str() : (out + tname).c_str(), "w");
+    FILE* pcsv = std::fopen(sampling ? null.c_str() : (out + cname).c_str(), "w");
+    FILE* toml = std::fopen(sampling ? null.c_str() : mpath.c_str(), "w");
+    FILE* scsv = repeat ? std::fopen(null.c_str(), "w")
+                        : std::fopen((out + "/data/samples.csv").c_str(), "w");
+    if (!tcsv || !pcsv || !toml || !scsv) {
         std::fprintf(stderr, "cannot write to %s\n", out.c_str());
         return 2;
     }
     std::fprintf(tcsv, "kernel,blocks_per_sm,occupancy_warps,dyn_smem_bytes,grid_blocks,"
                        "median_us,min_us,max_us,runs\n");
     std::fprintf(pcsv, "kernel,check\n");
+    std::fputs(samples::kHeader, scsv);
     std::fprintf(toml,
                  "# " SUITE_TITLE " manifest, written by host/bench.cpp (bench time).\n"
                  "# Schema: docs/rodinia-suite.md. Paths are relative to this file.\n"
@@ -566,7 +584,8 @@ int cmd_time(const std::string& dir, const std::string& out,
                  "cuda_driver_version = %d\nsmem_carveout_percent = 100\n"
                  "l2_flush_before_each_timed_launch = true\n"
                  "warmup_launches = %d\ntimed_launches = %d\n"
-                 "timings = \"data/timings.csv\"\nenv = \"data/env.txt\"\n",
+                 "timings = \"data/timings.csv\"\nenv = \"data/env.txt\"\n"
+                 "samples = \"data/samples.csv\"\n",
                  toml_str(name).c_str(), sms, l2, smem_sm, optin, reserved, drv, kWarmup,
                  kRuns);
 
@@ -588,34 +607,33 @@ int cmd_time(const std::string& dir, const std::string& out,
         int threads = k.block[0] * k.block[1] * k.block[2];
         int warps = (threads + 31) / 32;
         unsigned long long blocks = (unsigned long long)k.grid[0] * k.grid[1] * k.grid[2];
+        const bool dependent = samples::grid_dependent(k.ptx, k.entry);
         for (const Point& pt : in.points) {
-            std::vector<float> ms;
-            for (int r = 0; r < kWarmup + kRuns; ++r) {
-                do_flush();
-                CK(cuEventRecord(e0, nullptr));
-                launch(c, pt.dyn);
-                CK(cuEventRecord(e1, nullptr));
-                CK(cuEventSynchronize(e1));
-                float t = 0;
-                CK(cuEventElapsedTime(&t, e0, e1));
-                if (r >= kWarmup)
-                    ms.push_back(t);
+            if (!sampling) {
+                samples::Stats st = samples::time_launches(
+                    do_flush, [&]() { launch(c, pt.dyn); }, e0, e1, kWarmup, kRuns, check_cu);
+                std::fprintf(tcsv, "%s,%d,%d,%u,%llu,%.3f,%.3f,%.3f,%d\n", k.id.c_str(),
+                             pt.blocks_per_sm, pt.blocks_per_sm * warps, k.base_dyn_smem + pt.dyn,
+                             blocks, 1000.0 * st.median_ms, 1000.0 * st.min_ms,
+                             1000.0 * st.max_ms, st.runs);
+                std::fprintf(stderr, "  b=%2d dyn=%6u median %10.2f us\n", pt.blocks_per_sm,
+                             pt.dyn, 1000.0 * st.median_ms);
             }
-            std::sort(ms.begin(), ms.end());
-            std::fprintf(tcsv, "%s,%d,%d,%u,%llu,%.3f,%.3f,%.3f,%d\n", k.id.c_str(),
-                         pt.blocks_per_sm, pt.blocks_per_sm * warps, k.base_dyn_smem + pt.dyn, blocks,
-                         1000.0 * ms[ms.size() / 2], 1000.0 * ms.front(), 1000.0 * ms.back(),
-                         (int)ms.size());
-            std::fprintf(stderr, "  b=%2d dyn=%6u median %10.2f us\n", pt.blocks_per_sm, pt.dyn,
-                         1000.0 * ms[ms.size() / 2]);
+            if (!repeat)
+                samples::time_point(
+                    scsv, k.id, pt.blocks_per_sm, sms, k.grid, dependent, do_flush,
+                    [&](const unsigned* g) { launch(c, pt.dyn, g); }, e0, e1, kWarmup, kRuns,
+                    check_cu);
         }
         std::fflush(tcsv);
+        std::fflush(scsv);
         write_manifest_entry(toml, k, in);
         release(c);
     }
     std::fclose(tcsv);
     std::fclose(pcsv);
     std::fclose(toml);
+    std::fclose(scsv);
     return failures ? 1 : 0;
 }
 
@@ -656,7 +674,7 @@ int main(int argc, char** argv)
     }
     if (argc < 4) {
         std::fprintf(stderr,
-                     "usage: bench time|repeat <cubin_dir> <suite_dir> [kernel_id...]\n"
+                     "usage: bench time|repeat|samples <cubin_dir> <suite_dir> [kernel_id...]\n"
                      "       bench profile <cubin_dir> <kernel_id> [kernel_id...]\n"
                      "       bench list\n");
         return 2;
@@ -668,9 +686,10 @@ int main(int argc, char** argv)
     CK(cuDevicePrimaryCtxRetain(&ctx, dev));
     CK(cuCtxSetCurrent(ctx));
     std::string mode = argv[1];
-    if (mode == "time" || mode == "repeat")
+    if (mode == "time" || mode == "repeat" || mode == "samples")
         return cmd_time(argv[2], argv[3], std::vector<std::string>(argv + 4, argv + argc),
-                        mode == "repeat");
+                        mode == "repeat" ? Mode::Repeat
+                                         : mode == "samples" ? Mode::Samples : Mode::Time);
     if (mode == "profile")
         return cmd_profile(argv[2], std::vector<std::string>(argv + 3, argv + argc));
     std::fprintf(stderr, "unknown mode %s\n", mode.c_str());

@@ -8,6 +8,9 @@ data/ncu/<id>.csv, one file per kernel). This script writes the suite's own suit
 data/timings.csv, data/timings_repeat.csv, data/checks.csv, data/checks_repeat.csv,
 data/env.txt and data/clocks_during_run.csv from the parts, in group order, so that
 `ptx2idg eval ptx_samples/heldout` reads one suite (format: docs/rodinia-suite.md).
+data/samples.csv (the sampled launches) is joined too when the parts have one; the committed
+one was measured for the whole suite at once (bench/scripts/measure_samples.sh), and parts
+without it leave it as it is.
 
     scripts/merge.py            (from anywhere; paths are relative to the suite)
 """
@@ -17,7 +20,7 @@ import sys
 GROUPS = ["a", "b", "gen"]
 SUITE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PARTS = os.path.join(SUITE, "data", "parts")
-CSVS = ["timings.csv", "timings_repeat.csv", "checks.csv", "checks_repeat.csv"]
+CSVS = ["timings.csv", "timings_repeat.csv", "checks.csv", "checks_repeat.csv", "samples.csv"]
 # top-level manifest keys that must agree between parts (measured on the same GPU)
 SAME = ["device", "sm_count", "l2_bytes", "smem_per_sm_bytes", "cuda_driver_version"]
 
@@ -66,6 +69,12 @@ def main():
         kernels.append(k.rstrip("\n") + "\n")
     header = header.replace("written by host/bench.cpp (bench time)",
                             "joined by scripts/merge.py from data/parts/ (bench time)")
+    # the sampled launches (measured for the whole suite, or joined below from the parts)
+    has_samples = os.path.exists(os.path.join(SUITE, "data", "samples.csv")) or any(
+        os.path.exists(os.path.join(PARTS, g, "samples.csv")) for g in parts)
+    if has_samples and "\nsamples = " not in header:
+        header = header.replace('env = "data/env.txt"\n',
+                                'env = "data/env.txt"\nsamples = "data/samples.csv"\n')
     with open(os.path.join(SUITE, "suite.toml"), "w") as f:
         f.write(header.rstrip("\n") + "\n\n" + "\n".join(kernels))
     for name in CSVS:

@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # Runs the occupancy sweep of the suite on the current GPU.
 #
-#   scripts/measure.sh <suite_dir> [all|time|repeat|ncu|env] [kernel_id...]
+#   scripts/measure.sh <suite_dir> [all|time|repeat|ncu|env|samples] [kernel_id...]
 #
 # <suite_dir> receives a self-contained suite (the layout of
 # ptx_samples/rodinia, see docs/rodinia-suite.md):
-#   time:   <suite_dir>/suite.toml, data/timings.csv, data/checks.csv
+#   time:   <suite_dir>/suite.toml, data/timings.csv, data/checks.csv,
+#           data/samples.csv
+#   samples: data/samples.csv alone: per point the launch truncated to 2 and
+#           3 Psat work groups and the full grid (the sampling models,
+#           docs/models.md; ../common/samples.h), for a suite measured before
+#           the samples existed (its suite.toml then needs
+#           `samples = "data/samples.csv"` added by hand)
 #   repeat: data/timings_repeat.csv (second sweep, run-to-run spread)
 #   ncu:    data/ncu/<kernel_id>.csv, one Nsight Compute run per kernel
 #   env:    data/env.txt (nvidia-smi, driver, toolchain versions)
@@ -77,6 +83,10 @@ fi
 
 if [[ $WHAT == time || $WHAT == all ]]; then
   build/bench time build "$SUITE" "$@"
+fi
+
+if [[ $WHAT == samples ]]; then
+  build/bench samples build "$SUITE" "$@"
 fi
 
 if [[ $WHAT == repeat || $WHAT == all ]]; then

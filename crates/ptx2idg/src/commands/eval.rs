@@ -246,10 +246,28 @@ pub fn run(args: &EvalArgs) -> ExitCode {
         Ok(e) => e,
         Err(e) => return fail(e),
     };
+    // The sampling-ML model trains on every kernel of the run's suites, also those that
+    // `--kernel` leaves out of the table.
+    let training = if args.kernels.is_empty() {
+        ::eval::sampling::SamplingModels::train(&suite_refs)
+    } else {
+        let mut all = Vec::new();
+        for dir in &args.suites {
+            match ::eval::load(dir, &[]) {
+                Ok(s) => all.push(s.with_counters(args.counters.mode())),
+                Err(e) => {
+                    diag::file_error(&dir.display().to_string(), &e.to_string());
+                    return ExitCode::from(1);
+                }
+            }
+        }
+        ::eval::sampling::SamplingModels::train(&all.iter().collect::<Vec<_>>())
+    };
     let mut runs = Vec::new();
     for ((name, suite), per_variant) in suites.into_iter().zip(evaluated) {
         let mut per_variant = per_variant.into_iter();
-        let main = per_variant.next().expect("the base is evaluated first");
+        let mut main = per_variant.next().expect("the base is evaluated first");
+        ::eval::sampling::attach(&mut main, &suite, &training);
         for line in report::failures(&main) {
             diag::emit(
                 diag::Level::Warning,
