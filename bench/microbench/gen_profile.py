@@ -520,6 +520,24 @@ TAXONOMY = [
 ]
 
 
+def scattered(path, sm_count, clock_mhz):
+    """The [scattered] costs from gather.cu's rows: the highest rate of uniform random gathers
+    (one sector per lane) over the occupancies, element widths and gathers per thread, from the
+    4 MiB (L2) and the 1 GiB (DRAM) table; None without the file."""
+    if not os.path.exists(path):
+        return None
+    best = {}
+    with open(path) as f:
+        for r in csv.DictReader(f):
+            if r["dist"] != "uniform":
+                continue
+            tb = int(r["table_bytes"])
+            best[tb] = max(best.get(tb, 0.0), float(r["gathers_per_us"]) / 1e3)
+    l2, dram = best[4 << 20], best[1 << 30]
+    per = lambda g: sm_count * clock_mhz / 1e3 / g
+    return {"l2": per(l2), "dram": per(dram), "l2_rate": l2, "dram_rate": dram}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--raw", default=os.path.join(HERE, "data", "h100_raw.csv"))
@@ -534,6 +552,8 @@ def main():
                     help="ncu CSV of `atomics profile` (atomics.sh): the L2 slice's atomic rate")
     ap.add_argument("--wgmma-raw", default=os.path.join(HERE, "data", "h100_wgmma_raw.csv"),
                     help="raw CSV of wgmma.sh: the warpgroup MMA's λ, Λ and subsystem")
+    ap.add_argument("--gather-raw", default=os.path.join(HERE, "data", "h100_gather_raw.csv"),
+                    help="raw CSV of gather.sh: what a scattered sector costs")
     ap.add_argument("--loaded-latency-raw", default=os.path.join(HERE, "data", "h100_loaded_latency_raw.csv"),
                     help="raw CSV of loaded_latency.sh: DRAM latency under load")
     ap.add_argument("--mio-dram-mix-raw", default=os.path.join(HERE, "data", "h100_mio_dram_mix_raw.csv"),
@@ -751,6 +771,14 @@ def main():
     for lvl in ("dram", "l2", "l1", "shared", "local", "constant"):
         lam, L, how = memory[lvl]
         w(f"{lvl:8s} = {{ lambda = {fmt(lam)}, latency = {fmt(L)} }}  # {how}")
+    sc = scattered(a.gather_raw, sm_count=132, clock_mhz=1980.0)
+    if sc:
+        w("")
+        w("[scattered]  # cycles per SM per sector when every sector of a load is a line of its own: "
+          "132 SMs x 1980 MHz / the saturated rate of uniform random gathers (gather.cu)")
+        w(f"l2_cycles_per_sector = {sc['l2']:.3f}  # {sc['l2_rate']:.1f} G sectors/s from a 4 MiB table")
+        w(f"dram_cycles_per_sector = {sc['dram']:.3f}  # {sc['dram_rate']:.1f} G sectors/s from a 1 GiB table")
+        w('source = "bench/microbench/data/h100_gather_raw.csv (gather.sh, 2026-11-28)"')
     if os.path.exists(a.sass_expansion):
         w("")
         with open(a.sass_expansion) as f:

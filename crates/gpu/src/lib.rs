@@ -37,8 +37,8 @@ pub use map_g::{
 pub use occupancy::{occupancy, OccupancyLimit, Resource};
 pub use profile::{
     bundled_names, Bandwidth, BandwidthSource, ClassParams, GpuProfile, LaunchCosts, Limits,
-    LoadedLatency, MemParams, MixedBandwidth, Origin, SassExpansion, Scheduler, Subsystem,
-    SubsystemId, UnifiedModel,
+    LoadedLatency, MemParams, MixedBandwidth, Origin, SassExpansion, Scattered, Scheduler,
+    Subsystem, SubsystemId, UnifiedModel,
 };
 pub use render::{mapping, mapping_table, Mapping, MappingRow};
 pub use timing::{ClassTiming, GradedHits, L2Reuse, MapSource, NodeTiming, MAX_CURVE_POINTS};

@@ -12,6 +12,11 @@
 //!   costs λ' = λ·S/4, Λ' = Λ + (S/4 − 1)·λ when S > 4 (§6.3's R > 1 rule for the extra
 //!   transfer). S comes from the IDG's static `AccessPattern` where the address is known,
 //!   else from the profile's mean sectors per request, else ⌈lanes·bytes/32⌉.
+//! - Scattered gathers: a global load whose address depends on data and whose counters say
+//!   its requests move more sectors than a coalesced one costs, per sector beyond, the
+//!   profile's measured cost of a sector in a line of its own (`[scattered]`,
+//!   `bench/microbench/gather.cu`) in proportion φ to how far it lies towards one sector per
+//!   lane ([`scattered_floor`]).
 //! - `GStatic`: the static pattern alone. Shared: the D formula with the static conflict
 //!   degree.
 //! - `F`: mapper f's class values.
@@ -199,6 +204,43 @@ pub fn request_scaling(lambda: Cycles, latency: Cycles, milli_sectors: u64) -> (
         latency
     };
     (scale(lambda, milli, reference), latency)
+}
+
+/// (λ, Λ) of a global load whose address depends on data, moving `milli_sectors`/1000
+/// sectors per request (the counters' mean): how scattered the request is, φ, is how far its
+/// sectors lie from a coalesced request's (`ideal_sectors`, φ = 0) towards one sector per
+/// active lane (φ = 1, every lane in a line of its own, as `bench/microbench/gather.cu`
+/// measures). A scattered sector costs the profile's `[scattered]` cycles, mixed by the
+/// counters' DRAM share R = `dram / global` (at most 1: DRAM bytes beyond the requested ones
+/// are the fetch granularity the measured cost already holds); λ is at least
+/// (1 − φ)·λ + φ·S·cost, and Λ grows by what λ grows, as a request's extra transfers do
+/// ([`request_scaling`]). Unchanged without `[scattered]`.
+fn scattered_floor(
+    gpu: &GpuProfile,
+    (lambda, latency): (Cycles, Cycles),
+    milli_sectors: u64,
+    node: &Node,
+    m: &MemAccess,
+    dram: u64,
+    global: u64,
+) -> (Cycles, Cycles) {
+    let ideal = f64::from(ideal_sectors(node, m));
+    let lanes = f64::from(node.active_lanes.max(1));
+    let sectors = milli_sectors as f64 / 1000.0;
+    let (Some(c), true) = (
+        gpu.scattered.as_ref(),
+        sectors > ideal && lanes > ideal && global > 0,
+    ) else {
+        return (lambda, latency);
+    };
+    let phi = ((sectors - ideal) / (lanes - ideal)).min(1.0);
+    let r = (dram as f64 / global as f64).min(1.0);
+    let per_sector = r * c.dram_cycles_per_sector + (1.0 - r) * c.l2_cycles_per_sector;
+    let floor = (1.0 - phi) * lambda.to_f64() + phi * sectors * per_sector;
+    match Cycles::from_f64(floor) {
+        Some(fl) if fl > lambda => (fl, add(latency, fl.saturating_sub(lambda))),
+        _ => (lambda, latency),
+    }
 }
 
 /// Sectors a perfectly coalesced request of this node needs: ⌈lanes·bytes/32⌉, at least 1.
@@ -481,10 +523,17 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack
                 // Kernel-wide ratios cannot see that one instruction of a transpose is
                 // uncoalesced while its partner is not; the static pattern can.
                 let (lambda, latency) = global_from_ratio(gpu, d, g);
-                let t = with(
-                    request_scaling(lambda, latency, sectors),
-                    MapSource::GProfile,
-                );
+                let scaled = request_scaling(lambda, latency, sectors);
+                // Only where the address depends on data (a gather through an index): there
+                // the counters' sectors are lanes in lines of their own; a static pattern's
+                // extra sectors (a shifted stencil row) are neighbouring lines.
+                let scaled =
+                    if f.class == InstClass::LdGlobal && m.pattern.is_none() && frag.is_none() {
+                        scattered_floor(gpu, scaled, sectors, node, &m, d, g)
+                    } else {
+                        scaled
+                    };
+                let t = with(scaled, MapSource::GProfile);
                 // A coalesced re-read still in L2 leaves the DRAM stream's pipe for the
                 // profile's re-read pipe; the kernel's other accesses keep the counters' mix.
                 match (m.reuse, reread_pipe) {

@@ -190,6 +190,23 @@ pub struct GpuProfile {
     /// `cargo run -p models --example fit_unified` on bench/unified's measurements); `None`
     /// when the profile has none: that model then predicts nothing for this GPU.
     pub unified_model: Option<UnifiedModel>,
+    /// What a scattered sector costs (`[scattered]`); `None` when not given: a scattered
+    /// request's sectors cost what coalesced ones do.
+    pub scattered: Option<Scattered>,
+}
+
+/// Cycles per SM one sector costs when every sector of a request lies in a line of its own
+/// (`[scattered]` in a profile file; `bench/microbench/gather.cu`: uniform random gathers
+/// saturate the L2 and DRAM at a fraction of the coalesced sector rate, per sector whatever
+/// the element width). Mapper g prices the sectors a global load moves beyond a coalesced
+/// request at no less than these, by the counters' DRAM share.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scattered {
+    pub l2_cycles_per_sector: f64,
+    pub dram_cycles_per_sector: f64,
+    /// Where the values come from.
+    pub source: String,
 }
 
 /// Weights of the unified hardware-fitted model (`[unified_model]`): seconds per unit of each
@@ -514,6 +531,7 @@ struct RawProfile {
     loaded_latency: Option<LoadedLatency>,
     sass_expansion: Option<SassExpansion>,
     unified_model: Option<UnifiedModel>,
+    scattered: Option<Scattered>,
 }
 
 #[derive(Deserialize)]
@@ -894,7 +912,18 @@ impl Resolver<'_> {
                 }
             }
         }
+        if let Some(c) = &raw.scattered {
+            for (key, v) in [
+                ("scattered.l2_cycles_per_sector", c.l2_cycles_per_sector),
+                ("scattered.dram_cycles_per_sector", c.dram_cycles_per_sector),
+            ] {
+                if !(v.is_finite() && v > 0.0) {
+                    return Err(self.invalid(key.into(), format!("{v} is not a cost > 0")));
+                }
+            }
+        }
         Ok(GpuProfile {
+            scattered: raw.scattered.clone(),
             unified_model: raw.unified_model,
             launch,
             bandwidth,

@@ -318,3 +318,50 @@ fn h100_shuffles_and_half_conversions_follow_their_measurements() {
     assert_eq!(half.lambda, g.class(InstClass::F32Add).lambda);
     assert!(int.lambda.to_f64() > 4.0 * half.lambda.to_f64());
 }
+
+/// A gather (the address a loaded index) whose requests the counters say move 32 sectors on
+/// the H100: every lane in a line of its own (φ = 1), so each sector costs the profile's
+/// measured scattered cost (`[scattered]`, bench/microbench/gather.cu), here all from L2
+/// (R = 0): λ = 32 · l2_cycles_per_sector, Λ grown by as much. A coalesced mean (4 sectors)
+/// and the index load itself, whose address is static, keep the coalesced scaling; a profile
+/// without `[scattered]` keeps it too.
+#[test]
+fn scattered_gathers_cost_the_measured_scattered_sector() {
+    let body = format!(
+        "{GLOBAL_LOAD}\tld.global.u32 %r2, [%rd4];\n\tmul.wide.u32 %rd5, %r2, 4;\n\
+         \tadd.s64 %rd6, %rd2, %rd5;\n\tld.global.s32 %r3, [%rd6];\n"
+    );
+    let idgs = build(&body, 32);
+    let h100 = GpuProfile::bundled("hopper-h100").unwrap();
+    let per_sector = h100.scattered.as_ref().unwrap().l2_cycles_per_sector;
+    let l2 = h100.mem(MemLevel::L2);
+    let metrics = |sectors: f64| GMetrics {
+        dram_bytes: Some(0),
+        global_bytes: Some(1000),
+        load_sectors_per_request: Some(sectors),
+        ..GMetrics::default()
+    };
+    let (t, _) = map_kernel(&idgs, &h100, Some(&metrics(32.0)));
+    let gather = timing_of(&idgs, &t, "ld.global.s32");
+    let want = Cycles::from_f64(32.0 * per_sector).unwrap();
+    assert_eq!(gather.lambda, want);
+    // The coalesced scaling's Λ (L2 Λ + 7 λ_L2) plus what λ grew beyond it.
+    let coalesced_lambda = Cycles::from_f64(l2.lambda.to_f64() * 8.0).unwrap();
+    assert_eq!(
+        gather.latency.to_f64(),
+        l2.latency.to_f64() + 7.0 * l2.lambda.to_f64() + want.to_f64() - coalesced_lambda.to_f64()
+    );
+    let index = timing_of(&idgs, &t, "ld.global.u32");
+    assert_eq!(index.lambda, l2.lambda);
+
+    let (t, _) = map_kernel(&idgs, &h100, Some(&metrics(4.0)));
+    assert_eq!(timing_of(&idgs, &t, "ld.global.s32").lambda, l2.lambda);
+
+    let mut plain = h100.clone();
+    plain.scattered = None;
+    let (t, _) = map_kernel(&idgs, &plain, Some(&metrics(32.0)));
+    assert_eq!(
+        timing_of(&idgs, &t, "ld.global.s32").lambda,
+        coalesced_lambda
+    );
+}
