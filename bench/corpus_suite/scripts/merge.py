@@ -16,6 +16,10 @@ import os
 import sys
 
 SUITE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The held-out suite's merge owns the joins both suites share.
+sys.path.insert(0, os.path.join(SUITE, "..", "..", "ptx_samples", "heldout", "scripts"))
+from merge import header_values, join_csvs  # noqa: E402
+
 PARTS = os.path.join(SUITE, "data", "parts")
 CSVS = ["timings.csv", "timings_repeat.csv", "checks.csv", "checks_repeat.csv"]
 SAME = ["device", "sm_count", "l2_bytes", "smem_per_sm_bytes", "cuda_driver_version"]
@@ -28,15 +32,6 @@ def split_manifest(text):
     body = text[i + 1 :]
     chunks = ["[[kernel]]" + c for c in body.split("[[kernel]]")[1:]]
     return text[: i + 1], chunks
-
-
-def header_values(header):
-    vals = {}
-    for line in header.splitlines():
-        if "=" in line and not line.lstrip().startswith("#"):
-            k, v = line.split("=", 1)
-            vals[k.strip()] = v.strip()
-    return vals
 
 
 def main():
@@ -65,21 +60,7 @@ def main():
                             "joined by scripts/merge.py from data/parts/ (bench time)")
     with open(os.path.join(SUITE, "suite.toml"), "w") as f:
         f.write(header.rstrip("\n") + "\n\n" + "\n".join(kernels))
-    for name in CSVS:
-        rows, head = [], None
-        for p in parts:
-            path = os.path.join(PARTS, p, name)
-            if not os.path.exists(path):
-                continue
-            lines = open(path).read().splitlines()
-            if head is None:
-                head = lines[0]
-            elif lines[0] != head:
-                sys.exit(f"part {p}: {name} header differs")
-            rows += lines[1:]
-        if head is not None:
-            with open(os.path.join(SUITE, "data", name), "w") as f:
-                f.write("\n".join([head] + rows) + "\n")
+    join_csvs(PARTS, parts, CSVS, os.path.join(SUITE, "data"), "part")
     print(f"merged {len(kernels)} kernels from {len(parts)} parts")
     if left:
         print(f"left out for want of ncu counters ({len(left)}): {' '.join(left)}")

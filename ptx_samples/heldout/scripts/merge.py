@@ -42,6 +42,27 @@ def header_values(header):
     return vals
 
 
+def join_csvs(parts_dir, parts, names, out_dir, label):
+    """Each CSV of `names` found under `parts_dir`/<part>/, its rows joined in part order
+    under one header (which must agree) into `out_dir`/<name>; `label` names a part in
+    messages. Also used by bench/corpus_suite/scripts/merge.py."""
+    for name in names:
+        rows, head = [], None
+        for g in parts:
+            p = os.path.join(parts_dir, g, name)
+            if not os.path.exists(p):
+                continue
+            lines = open(p).read().splitlines()
+            if head is None:
+                head = lines[0]
+            elif lines[0] != head:
+                sys.exit(f"{label} {g}: {name} header differs")
+            rows += lines[1:]
+        if head is not None:
+            with open(os.path.join(out_dir, name), "w") as f:
+                f.write("\n".join([head] + rows) + "\n")
+
+
 def main():
     parts = [g for g in GROUPS if os.path.exists(os.path.join(PARTS, g, "suite.toml"))]
     if not parts:
@@ -77,21 +98,7 @@ def main():
                                 'env = "data/env.txt"\nsamples = "data/samples.csv"\n')
     with open(os.path.join(SUITE, "suite.toml"), "w") as f:
         f.write(header.rstrip("\n") + "\n\n" + "\n".join(kernels))
-    for name in CSVS:
-        rows, head = [], None
-        for g in parts:
-            p = os.path.join(PARTS, g, name)
-            if not os.path.exists(p):
-                continue
-            lines = open(p).read().splitlines()
-            if head is None:
-                head = lines[0]
-            elif lines[0] != head:
-                sys.exit(f"group {g}: {name} header differs")
-            rows += lines[1:]
-        if head is not None:
-            with open(os.path.join(SUITE, "data", name), "w") as f:
-                f.write("\n".join([head] + rows) + "\n")
+    join_csvs(PARTS, parts, CSVS, os.path.join(SUITE, "data"), "group")
     for name in ["env.txt", "clocks_during_run.csv"]:
         out = []
         for g in parts:
