@@ -220,13 +220,20 @@ impl CountersMode {
 
     /// What an evaluation in this mode reads, for a note beside its tables (`None` for the
     /// modes that read the counters as measured).
+    /// Whether the sampling models, which time the kernel on the GPU and read its counters,
+    /// belong in the run: not without counters (`None`), the case of a user without a GPU.
+    pub fn runs_the_kernel(self) -> bool {
+        self != CountersMode::None
+    }
+
     pub fn note(self) -> Option<&'static str> {
         (self == CountersMode::None).then_some(
             "--counters none: no profiler counter reaches the models (mapper g, the DRAM \
              floors and loaded latency take the static path, branches on unknown data are not \
              fitted, warps run evenly); the trip counts of loops that depend on data are \
              fitted to one number, the warp instruction count (smsp__inst_executed.sum) of the \
-             launch at the highest measured occupancy",
+             launch at the highest measured occupancy; the sampling models, which time the \
+             kernel on the GPU, are left out",
         )
     }
 }

@@ -792,7 +792,9 @@ fn evaluate(
                 .with_counters(mode);
             eval::sampling::SamplingModels::train(&[&all])
         };
-        eval::sampling::attach(&mut ev, &s, &training);
+        if mode.runs_the_kernel() {
+            eval::sampling::attach(&mut ev, &s, &training);
+        }
         let mut notes: Vec<String> = mode
             .note()
             .map(|n| format!("note: {n}"))

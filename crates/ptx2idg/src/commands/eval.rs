@@ -267,7 +267,9 @@ pub fn run(args: &EvalArgs) -> ExitCode {
     for ((name, suite), per_variant) in suites.into_iter().zip(evaluated) {
         let mut per_variant = per_variant.into_iter();
         let mut main = per_variant.next().expect("the base is evaluated first");
-        ::eval::sampling::attach(&mut main, &suite, &training);
+        if args.counters.mode().runs_the_kernel() {
+            ::eval::sampling::attach(&mut main, &suite, &training);
+        }
         for line in report::failures(&main) {
             diag::emit(
                 diag::Level::Warning,
