@@ -4,27 +4,11 @@
 
 use std::path::{Path, PathBuf};
 
+mod support;
+
 /// A copy of the Rodinia suite whose manifest `edit` changes (the data files linked).
 fn suite_with(name: &str, edit: impl Fn(&str) -> String) -> PathBuf {
-    let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ptx_samples/rodinia");
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("manifest")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    for e in std::fs::read_dir(&real).unwrap().flatten() {
-        let to = dir.join(e.file_name());
-        if e.file_name() == "suite.toml" {
-            let text = std::fs::read_to_string(e.path()).unwrap();
-            let changed = edit(&text);
-            assert_ne!(changed, text, "{name}: the edit changes the manifest");
-            std::fs::write(&to, changed).unwrap();
-        } else {
-            #[cfg(unix)]
-            std::os::unix::fs::symlink(e.path(), &to).unwrap();
-        }
-    }
-    dir
+    support::suite_with("manifest", name, edit, &[])
 }
 
 fn refused(name: &str, edit: impl Fn(&str) -> String, cause: &str) {

@@ -2,41 +2,19 @@
 //! models' curves (eval::sampling): loading with and without the file, the rows refused, the
 //! linear model against a hand computation, and the ML model's leave-one-kernel-out training.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use eval::model::{CoreShape, KernelPrediction, Predictor};
 use eval::sampling::SamplingModels;
 use eval::{EvalError, KernelCase, MeasuredPoint, Model};
 
-fn rodinia() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ptx_samples/rodinia")
-}
+mod support;
+use support::rodinia;
 
 /// A copy of the Rodinia suite (files linked) whose manifest `edit` changes, with `extra`
 /// files written beside it.
 fn suite_with(name: &str, edit: impl Fn(&str) -> String, extra: &[(&str, &str)]) -> PathBuf {
-    let real = rodinia();
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("sampling")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    for e in std::fs::read_dir(&real).unwrap().flatten() {
-        let to = dir.join(e.file_name());
-        if e.file_name() == "suite.toml" {
-            let text = std::fs::read_to_string(e.path()).unwrap();
-            let changed = edit(&text);
-            assert_ne!(changed, text, "{name}: the edit changes the manifest");
-            std::fs::write(&to, changed).unwrap();
-        } else {
-            #[cfg(unix)]
-            std::os::unix::fs::symlink(e.path(), &to).unwrap();
-        }
-    }
-    for (file, text) in extra {
-        std::fs::write(dir.join(file), text).unwrap();
-    }
-    dir
+    support::suite_with("sampling", name, edit, extra)
 }
 
 const SAMPLES_LINE: &str = "samples = \"data/samples.csv\"\n";
