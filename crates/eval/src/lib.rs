@@ -18,6 +18,7 @@
 
 pub mod counters;
 pub mod docs;
+pub mod machine;
 pub mod metrics;
 pub mod model;
 pub mod predict;

@@ -175,6 +175,8 @@ pub enum Topic {
     UnevenWarps,
     /// Mappers f and g: unclassified instructions, metrics the profile lacks.
     Mapping,
+    /// The alignment of the machine code with the IDGs: loops it could not pair or express.
+    MachineCode,
 }
 
 impl Topic {
@@ -185,6 +187,7 @@ impl Topic {
             Topic::Branches => "data-dependent branches",
             Topic::UnevenWarps => "uneven warps",
             Topic::Mapping => "instruction mapping",
+            Topic::MachineCode => "machine code",
         }
     }
 }

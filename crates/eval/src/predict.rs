@@ -662,6 +662,15 @@ pub fn build_graphs(
         ));
     }
     let mut idgs = built.idgs;
+    if let Some(machine) = &case.machine {
+        let report = align::apply(&mut idgs, machine, &align::file_table(&module));
+        notes.extend(
+            report
+                .warnings()
+                .into_iter()
+                .map(|w| Note::new(Topic::MachineCode, w)),
+        );
+    }
     config.prepare_idgs(&mut idgs);
     Ok(Graphs {
         idgs,

@@ -150,6 +150,9 @@ pub struct KernelCase {
     /// The sampled launches; `None` when the suite has no samples file (a kernel the file has
     /// no row of has every point empty).
     pub samples: Option<KernelSamples>,
+    /// The kernel's machine code, for the alignment pass (`crate::machine`); `None` until
+    /// attached, or where it could not be made.
+    pub machine: Option<sass::Kernel>,
 }
 
 impl KernelCase {
@@ -393,6 +396,7 @@ pub fn load(dir: &Path, only: &[String]) -> Result<Suite, EvalError> {
             ptx_file: spec.ptx.clone(),
             points,
             samples: kernel_samples,
+            machine: None,
         });
     }
     Ok(Suite {

@@ -190,6 +190,8 @@ struct Front {
 struct Built {
     idgs: ::idg::KernelIdgs,
     static_shared: u32,
+    /// The PTX's `.file` table, for the alignment pass.
+    files: std::collections::BTreeMap<u32, String>,
     metrics: Option<gpu::GMetrics>,
     traffic: Option<gpu::Traffic>,
     notes: Vec<String>,
@@ -258,6 +260,7 @@ impl Front {
         notes.extend(fe.trips.warnings.iter().map(|w| w.message.clone()));
         notes.extend(choice.map(|c| c.describe()));
         Ok(Built {
+            files: align::file_table(&module),
             static_shared: module
                 .static_shared_bytes(&entry)
                 .map_err(|e| input(&self.file, format!("kernel `{entry}`: {e}")))?
@@ -487,8 +490,19 @@ fn sass_source(sass: Option<&str>) -> PyResult<sass::resolve::Source> {
     })
 }
 
+/// The alignment pass (`crates/align`) over the launch's IDGs with the kernel's listing,
+/// when the resolution has one that holds the kernel: its warnings, as the CLI prints them.
+fn align_machine_code(b: &mut Built, r: &sass::resolve::Resolved) -> Vec<String> {
+    let Some(kernel) = r.listing.as_ref().and_then(|l| l.kernel(&b.idgs.kernel)) else {
+        return Vec::new();
+    };
+    align::apply(&mut b.idgs, kernel, &b.files).warnings()
+}
+
 /// The launch's registers per thread and shared bytes per block as the CLI resolves them
-/// (`sass::resolve`): the caller's `(regs, shared)`, else ptxas' report, else the defaults.
+/// (`sass::resolve`): the caller's `(regs, shared)`, else ptxas' report, else the defaults;
+/// with `listing`, the kernel's SASS listing too.
+#[allow(clippy::too_many_arguments)]
 fn resolve_resources(
     source: &sass::resolve::Source,
     file: &str,
@@ -497,6 +511,7 @@ fn resolve_resources(
     profile: &gpu::GpuProfile,
     (regs, shared): (Option<u32>, Option<u32>),
     ptx_shared: u32,
+    listing: bool,
 ) -> Result<sass::resolve::Resolved, Failure> {
     sass::resolve::resolve(&sass::resolve::Request {
         source,
@@ -509,6 +524,7 @@ fn resolve_resources(
         shared,
         ptx_shared,
         spelling: sass::resolve::Spelling::PYTHON,
+        listing,
     })
     .map_err(|e| Failure::Input(e.to_string()))
 }
@@ -549,6 +565,7 @@ fn resources(
             &profile,
             (regs, shared),
             ptx_shared,
+            false,
         )?;
         let report = r.report.as_ref();
         let json = serde_json::json!({
@@ -623,6 +640,20 @@ fn simulate(
         let profile = gpu_profile(&gpu)?;
         let config = switches.config(&profile);
         let mut b = f.build(Some((profile.sass_expansion.inst, &config)))?;
+        let r = resolve_resources(
+            &source,
+            &f.file,
+            &f.src,
+            &b.idgs.kernel,
+            &profile,
+            (regs, shared),
+            b.static_shared,
+            true,
+        )?;
+        b.notes
+            .extend(r.diagnostics.iter().map(ToString::to_string));
+        let aligned = align_machine_code(&mut b, &r);
+        b.notes.extend(aligned);
         config.prepare_idgs(&mut b.idgs);
         let fail = |e: sim::SimError| input(&f.file, e);
         let (timings, warnings) = gpu::map_kernel(
@@ -632,16 +663,6 @@ fn simulate(
         );
         let mut notes = b.notes;
         notes.extend(warnings.iter().map(ToString::to_string));
-        let r = resolve_resources(
-            &source,
-            &f.file,
-            &f.src,
-            &b.idgs.kernel,
-            &profile,
-            (regs, shared),
-            b.static_shared,
-        )?;
-        notes.extend(r.diagnostics.iter().map(ToString::to_string));
         let launch = sim::Launch {
             regs_per_thread: r.regs,
             shared_bytes_per_block: r.shared,
@@ -689,7 +710,7 @@ fn simulate(
 
 /// Every analytical model beside the simulation, as the CLI's CSV (`models::CSV_HEADER`).
 #[pyfunction]
-#[pyo3(name = "models", signature = (file, src, kernel, grid, block, params, trips, invocation, unknown_branch, groups, gpu, lo, hi, pipeline, metrics))]
+#[pyo3(name = "models", signature = (file, src, kernel, grid, block, params, trips, invocation, unknown_branch, groups, gpu, lo, hi, pipeline, metrics, sass))]
 #[allow(clippy::too_many_arguments)]
 fn models_table(
     py: Python<'_>,
@@ -708,6 +729,7 @@ fn models_table(
     hi: u32,
     pipeline: bool,
     metrics: bool,
+    sass: Option<&str>,
 ) -> PyResult<(String, Vec<String>)> {
     let f = front(
         file,
@@ -723,10 +745,25 @@ fn models_table(
     )?;
     let occupancy = range(lo, hi, "occupancy")?;
     let switches = ModelSwitches::parse(None, None, None, None, metrics)?;
+    let source = sass_source(sass)?;
     interruptible(py, move || {
         let profile = gpu_profile(&gpu)?;
         let config = switches.config(&profile);
         let mut b = f.build(Some((profile.sass_expansion.inst, &config)))?;
+        let r = resolve_resources(
+            &source,
+            &f.file,
+            &f.src,
+            &b.idgs.kernel,
+            &profile,
+            (None, None),
+            b.static_shared,
+            true,
+        )?;
+        b.notes
+            .extend(r.diagnostics.iter().map(ToString::to_string));
+        let aligned = align_machine_code(&mut b, &r);
+        b.notes.extend(aligned);
         config.prepare_idgs(&mut b.idgs);
         let (timings, warnings) = gpu::map_kernel(
             &b.idgs,
@@ -759,22 +796,32 @@ fn models_table(
 /// points_csv, notes)` as `ptx2idg eval --format csv` and `--format points` print them, with
 /// the counters `counters` (`all`, `one` or `none`) says, as `eval --counters`.
 #[pyfunction]
-#[pyo3(signature = (suite, gpu, kernels, counters))]
+#[pyo3(signature = (suite, gpu, kernels, counters, sass))]
 fn evaluate(
     py: Python<'_>,
     suite: String,
     gpu: String,
     kernels: Vec<String>,
     counters: String,
+    sass: Option<String>,
 ) -> PyResult<(String, String, Vec<String>)> {
     let mode: eval::CountersMode = counters
         .parse()
         .map_err(|e: eval::EvalError| PyValueError::new_err(e.to_string()))?;
+    let given = sass
+        .as_deref()
+        .map(eval::machine::MachineSource::parse)
+        .transpose()
+        .map_err(|e| {
+            PyValueError::new_err(format!("sass={}: {e}", sass.as_deref().unwrap_or("")))
+        })?;
+    let (source, env_note) = eval::machine::MachineSource::given_or_env(given);
     interruptible(py, move || {
         let profile = gpu_profile(&gpu)?;
-        let s = eval::load(std::path::Path::new(&suite), &kernels)
+        let mut s = eval::load(std::path::Path::new(&suite), &kernels)
             .map_err(|e| input(&suite, e))?
             .with_counters(mode);
+        let machine_notes = eval::machine::attach(&mut s, source, profile.sass_arch.as_deref());
         let p = eval::predict::IdgPredictor {
             variant: sim::ModelConfig::validated(&profile),
             backend: eval::predict::GpuBackend { profile },
@@ -800,6 +847,12 @@ fn evaluate(
             .map(|n| format!("note: {n}"))
             .into_iter()
             .collect();
+        notes.extend(
+            env_note
+                .into_iter()
+                .chain(machine_notes)
+                .map(|n| format!("note: {n}")),
+        );
         notes.extend(
             eval::report::failures(&ev)
                 .into_iter()

@@ -1,7 +1,10 @@
 """Ranking Triton configurations: compiled for sm_90 without a GPU, predicted, ordered."""
 
+import io
 import math
+import subprocess
 
+import pandas as pd
 import pytest
 
 triton = pytest.importorskip("triton")
@@ -9,6 +12,7 @@ tl = pytest.importorskip("triton.language")
 
 import ptx2idg  # noqa: E402
 import ptx2idg.triton as pt  # noqa: E402
+from test_cli_parity import CLI  # noqa: E402
 
 
 @triton.jit
@@ -83,23 +87,31 @@ def test_spilling_config_is_timed_with_its_spills():
     assert r.regs == 255 and r.spill_bytes > 0
     compiled, _, scalars = pt.compile_config(row_sum, cfg, *args)
     plain = ptx2idg.simulate(compiled.asm["ptx"], grid=(1024,), block=32, params=scalars,
-                             gpu="hopper-h100", regs=r.regs, shared=r.shared)
-    # Without the spill accesses the two would be equal.
+                             gpu="hopper-h100", regs=r.regs, shared=r.shared, sass="none")
+    # Without the machine code's spill accesses the two would be equal.
     assert r.time_us > 1.05 * float(plain.time_us[0])
 
 
-def test_a_loop_ptxas_unrolled_is_predicted_unrolled():
+def test_the_cli_given_the_same_ptx_and_machine_code_predicts_the_same(tmp_path):
     # 256 iterations of one 8-byte load per thread; ptxas keeps several in flight.
     cfg = triton.Config({"BLOCK": 256}, num_warps=4)
     args = ("*fp32", "*fp32", 65536)
     rows = lambda meta: (1024,)  # noqa: E731
-    compiled, _, scalars = pt.compile_config(row_sum, cfg, *args)
-    ptx = compiled.asm["ptx"]
-    regs, _, sass = pt._ptxas(ptx, 90)
-    unrolled = pt.with_unrolled_loops(ptx, sass, pt._loop_trips(ptx, (1024,), 128, scalars))
-    assert "$L__unroll0:" in unrolled
-    assert unrolled.count("ld.global") > ptx.count("ld.global")
     r = pt.predict(row_sum, cfg, *args, grid=rows)
-    expect = ptx2idg.simulate(unrolled, grid=(1024,), block=128, params=scalars,
-                              gpu="hopper-h100", regs=regs, shared=r.shared)
-    assert r.time_us == float(expect.time_us[0])
+    compiled, _, scalars = pt.compile_config(row_sum, cfg, *args)
+    ptx = tmp_path / "row_sum.ptx"
+    ptx.write_text(compiled.asm["ptx"])
+    sass = pt.machine_code(compiled.asm["ptx"], 90, str(tmp_path))
+    params = [a for k, v in scalars.items() for a in ("--param", f"{k}={v}")]
+    out = subprocess.run(
+        [CLI, "simulate", str(ptx), "--grid", "1024", "--block", "128", "--shared",
+         str(r.shared), "--sass", sass, "--precision", "17", "--format", "csv", *params],
+        capture_output=True, text=True, check=True)
+    cli = pd.read_csv(io.StringIO(out.stdout))
+    assert r.time_us == float(cli.time_us[0])
+    # The machine code runs the loop unrolled by 4: one group per SM, latency-bound, is
+    # faster than the PTX's one load at a time.
+    one = pt.predict(row_sum, cfg, *args, grid=lambda meta: (132,))
+    plain = ptx2idg.simulate(compiled.asm["ptx"], grid=(132,), block=128, params=scalars,
+                             gpu="hopper-h100", regs=r.regs, shared=r.shared, sass="none")
+    assert one.time_us < 0.5 * float(plain.time_us[0])

@@ -106,7 +106,12 @@ impl Reader {
             self.open_kernel(name, line, Format::Cuobjdump);
             return Ok(());
         }
-        if let Some(rest) = t.strip_prefix(".section") {
+        // `.section NAME`, not `.sectionflags` / `.sectioninfo` (attributes of the current
+        // section, which nvdisasm prints inside a kernel that uses barriers).
+        if let Some(rest) = t
+            .strip_prefix(".section")
+            .filter(|r| r.starts_with(char::is_whitespace))
+        {
             let section = rest.trim_start().split(',').next().unwrap_or("").trim();
             match section.strip_prefix(".text.") {
                 Some(name) if !name.is_empty() => {

@@ -124,6 +124,10 @@ pub struct Request<'a> {
     /// The static shared bytes the PTX declares for the kernel.
     pub ptx_shared: u32,
     pub spelling: Spelling,
+    /// Whether the kernel's SASS listing is wanted too (the alignment pass of `crates/align`):
+    /// [`Source::Auto`] then disassembles what ptxas made, with line info, and runs ptxas even
+    /// where the caller gives both registers and shared memory.
+    pub listing: bool,
 }
 
 /// How much a [`Diagnostic`] matters.
@@ -204,7 +208,8 @@ pub struct Resolved {
     pub shared: u32,
     /// The report used, if any (its spills for [`Resolved::explain`]).
     pub report: Option<Resources>,
-    /// The SASS listing of a [`Source::File`], if the file was one.
+    /// The SASS listing: what [`Source::Auto`] disassembled (when [`Request::listing`] asked
+    /// for it and a disassembler was found), or the one a [`Source::File`] holds.
     pub listing: Option<Listing>,
     /// The notes and warnings, in the order they arose.
     pub diagnostics: Vec<Diagnostic>,
@@ -262,8 +267,8 @@ impl Diags {
 pub fn resolve(req: &Request<'_>) -> Result<Resolved, Error> {
     let sp = req.spelling;
     let mut diags = Diags(Vec::new());
-    // Both given leave nothing for a report to say: ptxas is not run.
-    let wanted = req.regs.is_none() || req.shared.is_none();
+    // Both given and no listing wanted leave nothing for a report to say: ptxas is not run.
+    let wanted = req.listing || req.regs.is_none() || req.shared.is_none();
     let report = match req.source {
         Source::None => Err(sp.sass_none.to_string()),
         _ if !wanted => Err(sp.regs.to_string()),
@@ -330,7 +335,38 @@ fn auto(req: &Request<'_>, diags: &mut Diags) -> Result<Report, String> {
         }
         Ptx::Absent => unreachable!("answered above"),
     };
-    let reports = crate::tools::resources(&tools, ptx, arch).map_err(|e| {
+    // Triton and CUTLASS write arch-specific PTX (`.target sm_90a`), which ptxas assembles
+    // only for that variant of the GPU's architecture.
+    let variant = target_variant(ptx, arch);
+    let arch = variant.as_deref().unwrap_or(arch);
+    let disassembler = if !req.listing {
+        None
+    } else if tools.nvdisasm.is_some() {
+        Some(crate::tools::Disassembler::Nvdisasm)
+    } else if tools.cuobjdump.is_some() {
+        Some(crate::tools::Disassembler::Cuobjdump)
+    } else {
+        diags.note(
+            "no nvdisasm or cuobjdump found: the machine code's loops are not aligned with \
+             the PTX (`pip install nvidia-cuda-nvdisasm` gets nvdisasm)"
+                .to_string(),
+        );
+        None
+    };
+    let compiled = match disassembler {
+        Some(d) => crate::tools::compile(
+            &tools,
+            ptx,
+            &crate::tools::CompileOptions {
+                arch: arch.to_string(),
+                disassembler: d,
+                line_info: d == crate::tools::Disassembler::Nvdisasm,
+            },
+        )
+        .map(|c| (c.resources, Some(c.listing))),
+        None => crate::tools::resources(&tools, ptx, arch).map(|r| (r, None)),
+    };
+    let (reports, listing) = compiled.map_err(|e| {
         // A ptxas too new for the GPU (CUDA 13 assembles sm_75 and later) is not the PTX's
         // fault: a note, as for a missing ptxas.
         if let crate::tools::ToolError::Failed { stderr, .. } = &e {
@@ -357,8 +393,22 @@ fn auto(req: &Request<'_>, diags: &mut Diags) -> Result<Report, String> {
     pick(reports, req.kernel, file, &from, diags).map(|r| Report {
         resources: Some(r),
         from,
-        listing: None,
+        listing,
     })
+}
+
+/// The PTX's `.target` when it is an arch-specific variant (`sm_90a`, `sm_100f`) of `arch`:
+/// ptxas assembles such PTX only for that variant.
+pub fn target_variant(ptx: &str, arch: &str) -> Option<String> {
+    let target = ptx
+        .lines()
+        .map(str::trim_start)
+        .find_map(|l| l.strip_prefix(".target"))?;
+    let first = target
+        .split([',', ' ', '\t', '/'])
+        .find(|t| !t.is_empty())?;
+    let suffix = first.strip_prefix(arch)?;
+    matches!(suffix, "a" | "f").then(|| first.to_string())
 }
 
 /// The report of `kernel` among `reports`, or a warning naming those there are.
@@ -435,6 +485,14 @@ fn from_file(
         text: text.clone(),
         error,
     };
+    // A file may hold a `ptxas -v` report followed by the listing of the same compilation
+    // (what the Python package's Triton path writes): both are read.
+    let listing = match FileKind::of(&text) {
+        FileKind::PtxasInfo | FileKind::ResourceUsage if has_listing(&text) => {
+            Some(parse_listing(&text).map_err(located)?)
+        }
+        _ => None,
+    };
     let reports = match FileKind::of(&text) {
         FileKind::PtxasInfo => parse_ptxas_info(&text).map_err(located)?,
         FileKind::ResourceUsage => parse_resource_usage(&text).map_err(located)?,
@@ -450,11 +508,22 @@ fn from_file(
             }));
         }
     };
+    if listing.as_ref().is_some_and(|l| l.kernel(kernel).is_none()) {
+        diags.warning(&file, format!("the listing has no kernel {kernel}"));
+    }
     Ok(pick(reports, kernel, &file, &file, diags).map(|r| Report {
         resources: Some(r),
         from: file.clone(),
-        listing: None,
+        listing,
     }))
+}
+
+/// Whether `text` holds a SASS listing's function header (cuobjdump or nvdisasm).
+fn has_listing(text: &str) -> bool {
+    text.lines().any(|l| {
+        let t = l.trim_start();
+        t.starts_with("Function :") || (t.starts_with(".section") && t.contains(".text."))
+    })
 }
 
 #[cfg(test)]
@@ -473,6 +542,7 @@ mod tests {
             shared: None,
             ptx_shared: 48,
             spelling: Spelling::CLI,
+            listing: false,
         }
     }
 

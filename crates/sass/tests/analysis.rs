@@ -143,3 +143,19 @@ fn classes_of_opcodes() {
         assert_eq!(Class::of(op), c, "{op}");
     }
 }
+
+/// nvdisasm prints `.sectionflags @"SHF_BARRIERS=1"` inside the text section of a kernel that
+/// uses barriers: an attribute of that section, not a new one (read as one, the kernel was
+/// empty).
+#[test]
+fn section_attributes_stay_in_the_kernel() {
+    let text = "\t.section\t.text.k,\"ax\",@progbits\n\t.sectionflags\t@\"SHF_BARRIERS=1\"\n\
+                \t.sectioninfo\t@\"SHI_REGISTERS=22\"\n\t.align\t128\nk:\n.text.k:\n\
+                .L_x_0:\n        /*0000*/                   BAR.SYNC.DEFER_BLOCKING 0x0 ;\n\
+                \x20       /*0010*/               @P0 BRA `(.L_x_0) ;\n\
+                \x20       /*0020*/                   EXIT ;\n";
+    let l = sass::parse_listing(text).unwrap();
+    let k = l.kernel("k").unwrap();
+    assert_eq!(k.instructions.len(), 3);
+    assert_eq!(analyze(k).loops.len(), 1);
+}

@@ -74,6 +74,12 @@ pub struct EvalArgs {
     /// that depend on data read.
     #[arg(long, value_enum, default_value_t)]
     counters: Counters,
+    /// The machine code the IDGs are aligned with (docs/sass-input.md, "Alignment"): `auto`
+    /// (the default, or the environment's PTX2IDG_SASS) assembles each suite PTX file with
+    /// ptxas for the GPU's architecture and disassembles it; `none` keeps the PTX-only IDGs.
+    /// The registers stay the suite's.
+    #[arg(long, value_name = "auto|none", value_parser = ::eval::machine::MachineSource::parse)]
+    sass: Option<::eval::machine::MachineSource>,
     /// Write one SVG per kernel (measured and model curves, normalized as in Figs. 17-18).
     #[arg(long, value_name = "DIR")]
     svg_dir: Option<PathBuf>,
@@ -120,7 +126,10 @@ struct SuiteRun {
 }
 
 /// Loads every suite; `--kernel` ids select from whichever suite holds them.
-fn load_suites(args: &EvalArgs) -> Result<Vec<(String, ::eval::Suite)>, ExitCode> {
+fn load_suites(
+    args: &EvalArgs,
+    arch: Option<&str>,
+) -> Result<Vec<(String, ::eval::Suite)>, ExitCode> {
     let mut out = Vec::new();
     for dir in &args.suites {
         let name = dir.display().to_string();
@@ -142,6 +151,13 @@ fn load_suites(args: &EvalArgs) -> Result<Vec<(String, ::eval::Suite)>, ExitCode
         };
         if args.suites.len() > 1 && !args.kernels.is_empty() {
             suite.kernels.retain(|k| args.kernels.contains(&k.spec.id));
+        }
+        let (source, note) = ::eval::machine::MachineSource::given_or_env(args.sass);
+        for n in note
+            .into_iter()
+            .chain(::eval::machine::attach(&mut suite, source, arch))
+        {
+            diag::note(&n);
         }
         out.push((name, suite));
     }
@@ -179,7 +195,7 @@ pub fn run(args: &EvalArgs) -> ExitCode {
         Ok(p) => p,
         Err(code) => return code,
     };
-    let suites = match load_suites(args) {
+    let suites = match load_suites(args, profile.sass_arch.as_deref()) {
         Ok(s) => s,
         Err(code) => return code,
     };

@@ -9,6 +9,7 @@ use std::process::ExitCode;
 
 use super::args::{LaunchArgs, TripData, TripsArgs};
 use super::idg::WalkArgs;
+use super::sass_args::{KernelResources, SassArgs};
 use crate::diag;
 
 /// A parsed module and the name of the selected kernel.
@@ -49,6 +50,8 @@ pub struct LaunchIdgs {
     pub divergent: Option<Vec<u64>>,
     /// The `--trips` inputs for the kernel, read once.
     pub trips: TripData,
+    /// The PTX's `.file` table by number (empty for IDG JSON), for the alignment pass.
+    pub files: std::collections::BTreeMap<u32, String>,
 }
 
 impl LaunchIdgs {
@@ -80,7 +83,6 @@ impl LaunchIdgs {
         Mapped {
             file: self.file,
             idgs: self.idgs,
-            static_shared: self.static_shared,
             timings,
             metrics,
             traffic,
@@ -93,7 +95,6 @@ impl LaunchIdgs {
 pub struct Mapped {
     pub file: String,
     pub idgs: idg::KernelIdgs,
-    pub static_shared: u32,
     pub timings: Vec<gpu::ClassTiming>,
     /// Mapper g's metrics (`None` without counters or with mapper g off): a run at the
     /// loaded DRAM latency maps the IDGs again with them.
@@ -118,6 +119,7 @@ pub struct GpuFront<'a> {
 /// [`launch_idgs`] for a model run under `config` on `gpu`: trip counts fitted in PTX
 /// instructions, unknown branches fitted and loops split when it says so, and the IDGs
 /// prepared for its mechanisms (`sim::ModelConfig::prepare_idgs`).
+#[allow(clippy::too_many_arguments)]
 pub fn model_idgs(
     path: &Path,
     kernel: Option<&str>,
@@ -126,15 +128,38 @@ pub fn model_idgs(
     walk_args: &WalkArgs,
     config: &sim::ModelConfig,
     gpu: &gpu::GpuProfile,
-) -> Result<LaunchIdgs, ExitCode> {
+    sass: &SassArgs,
+) -> Result<(LaunchIdgs, KernelResources), ExitCode> {
     let g = GpuFront {
         sass: Some(&gpu.sass_expansion),
         fit_branches: config.fit_branches,
         uneven: config.uneven_warps,
     };
     let mut li = launch_idgs(path, kernel, launch, trips, walk_args, g)?;
+    let resources = sass.resolve(path, &li.idgs.kernel, gpu, li.static_shared)?;
+    if let Some(report) = align_machine_code(&mut li.idgs, &resources, &li.files) {
+        for w in report.warnings() {
+            diag::warning(&li.file, &w);
+        }
+        if trips.explain {
+            for n in report.notes() {
+                eprintln!("{n}");
+            }
+        }
+    }
     config.prepare_idgs(&mut li.idgs);
-    Ok(li)
+    Ok((li, resources))
+}
+
+/// The alignment pass (`crates/align`) over `idgs` with the kernel's listing, when the
+/// resolution has one that holds the kernel.
+pub fn align_machine_code(
+    idgs: &mut idg::KernelIdgs,
+    resources: &KernelResources,
+    files: &std::collections::BTreeMap<u32, String>,
+) -> Option<align::Report> {
+    let kernel = resources.listing.as_ref()?.kernel(&idgs.kernel)?;
+    Some(align::apply(idgs, kernel, files))
 }
 
 /// The IDGs of the launch: read from IDG JSON (`*.json`), or built from PTX by the front end
@@ -158,6 +183,7 @@ pub fn launch_idgs(
             static_shared: 0,
             divergent: None,
             trips,
+            files: Default::default(),
         });
     }
     let source = load(path, kernel)?;
@@ -174,6 +200,7 @@ pub fn launch_idgs(
         static_shared,
         divergent: Some(fe.built.divergent_branches),
         trips,
+        files: align::file_table(&source.module),
     })
 }
 

@@ -88,14 +88,7 @@ fn run_inner(args: &ModelsArgs) -> Result<(), ExitCode> {
         return Err(ExitCode::from(2));
     }
     let config = args.model.config(&profile);
-    let front::Mapped {
-        file,
-        idgs,
-        static_shared,
-        timings,
-        traffic,
-        metrics,
-    } = front::model_idgs(
+    let (li, resources) = front::model_idgs(
         &args.file,
         args.kernel.as_deref(),
         &args.launch,
@@ -103,14 +96,19 @@ fn run_inner(args: &ModelsArgs) -> Result<(), ExitCode> {
         &args.walk,
         &config,
         &profile,
-    )?
-    .map(&args.trips, &config, &profile);
+        &args.sass,
+    )?;
+    let front::Mapped {
+        file,
+        idgs,
+        timings,
+        traffic,
+        metrics,
+    } = li.map(&args.trips, &config, &profile);
     // The rows cover the requested warps whatever the kernel's resources allow; `--explain`
-    // says where its occupancy limit lies (so ptxas runs only for an explained run).
+    // says where its occupancy limit lies.
     let occupancy_line = if args.trips.explain {
-        let r = args
-            .sass
-            .resolve(&args.file, &idgs.kernel, &profile, static_shared)?;
+        let r = resources;
         let limit = gpu::occupancy(&profile, idgs.block.iter().product(), r.regs, r.shared);
         Some(format!(
             "{}occupancy limit: {} warps ({} blocks per SM, limited by {}; {} shared bytes per \

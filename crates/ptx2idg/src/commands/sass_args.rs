@@ -74,6 +74,7 @@ impl SassArgs {
             shared: self.shared,
             ptx_shared,
             spelling: resolve::Spelling::CLI,
+            listing: true,
         })
         .map_err(|e| match e {
             resolve::Error::Read { file, message } => diag::fail(&file, message),

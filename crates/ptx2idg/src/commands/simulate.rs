@@ -128,7 +128,7 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
     )?;
     let profile = args.gpu.load()?;
     let config = args.model.config(&profile);
-    let li = front::model_idgs(
+    let (li, resources) = front::model_idgs(
         &args.file,
         args.kernel.as_deref(),
         &args.launch,
@@ -136,6 +136,7 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
         &args.walk,
         &config,
         &profile,
+        &args.sass,
     )?;
     let model_line = config.describe_run(li.profiled(&args.trips).is_some());
     if args.trips.explain {
@@ -145,14 +146,10 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
     let front::Mapped {
         file,
         idgs,
-        static_shared,
         timings,
         metrics,
         traffic,
     } = li.map(&args.trips, &config, &profile);
-    let resources = args
-        .sass
-        .resolve(&args.file, &idgs.kernel, &profile, static_shared)?;
     if args.trips.explain {
         explain_floors(&config, traffic.as_ref(), &profile);
         eprint!("{}", resources.explain());

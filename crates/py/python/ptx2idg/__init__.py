@@ -254,7 +254,12 @@ def simulate(ptx, kernel=None, grid=1, block=32, params=None, trips=None, gpu="h
     ``--regs`` and ``--shared`` do, to what ptxas reports for the kernel (``sass="auto"``
     runs it for the GPU's architecture when it is found; ``sass=PATH`` reads a saved report;
     ``sass="none"`` runs nothing), else 32 registers and the PTX's static shared memory.
-    ``sass=None`` is ``PTX2IDG_SASS``, else ``"auto"``. ``resources()`` says which."""
+    ``sass=None`` is ``PTX2IDG_SASS``, else ``"auto"``. ``resources()`` says which.
+
+    The same source gives the machine code's listing (``auto`` disassembles what ptxas made
+    when nvdisasm or cuobjdump is found; a file may hold ``ptxas -v``'s report followed by
+    the listing): the IDGs then run each loop as the machine code runs it (unrolled, spills,
+    serialized loads; docs/sass-input.md, "Alignment"), as the CLI's do."""
     if occupancy is not None and blocks_per_sm is not None:
         raise ValueError("give occupancy or blocks_per_sm, not both")
     if blocks_per_sm is not None:
@@ -275,14 +280,14 @@ def simulate(ptx, kernel=None, grid=1, block=32, params=None, trips=None, gpu="h
 
 def models(ptx, kernel=None, grid=1, block=32, params=None, trips=None, gpu="hopper-h100",
            occupancy=range(1, 65), pipeline=True, metrics=True, invocation=None,
-           unknown_branch=None, groups=None):
+           unknown_branch=None, groups=None, sass=None):
     """Every analytical model beside the Pipeline simulation, one row per resident-warp count,
     with the columns of ``ptx2idg models``'s CSV (``pipeline=False`` leaves that column
-    empty)."""
+    empty). ``sass`` gives the machine code the IDGs are aligned with, as for ``simulate``."""
     lo, hi = _range(occupancy, "occupancy")
     csv, notes = _ptx2idg.models(
         *_front(ptx, kernel, grid, block, params, trips, invocation, unknown_branch, groups),
-        _gpu(gpu), lo, hi, pipeline, metrics,
+        _gpu(gpu), lo, hi, pipeline, metrics, _sass(sass),
     )
     _warn(notes)
     return _frame(csv)
@@ -304,16 +309,20 @@ def resources(ptx, kernel=None, gpu="hopper-h100", regs=None, shared=None, sass=
 
 
 def eval(suite_dir, gpu="hopper-h100", kernels=(),  # noqa: A001 - the CLI's command name
-         counters="all"):
+         counters="all", sass=None):
     """The evaluation of a measured suite under the base configuration: ``(mape, points)``,
     the tables of ``ptx2idg eval --format csv`` and ``--format points``. ``counters`` is
     ``eval --counters``: ``"all"`` (each point its own launch's counters), ``"one"`` (every
     point the counters of the launch at the highest measured occupancy) or ``"none"`` (no
     counter but that launch's instruction count, which only the trip counts of loops that
-    depend on data read); anything else raises ValueError."""
+    depend on data read); anything else raises ValueError. ``sass`` is ``eval --sass``:
+    ``"auto"`` aligns each kernel's IDGs with the machine code ptxas makes of its PTX,
+    ``"none"`` keeps the PTX-only IDGs; ``None`` is ``PTX2IDG_SASS``, else ``"auto"``."""
     if not isinstance(counters, str):
         raise ValueError(f"counters={counters!r}: expected 'all', 'one' or 'none'")
+    if sass is not None and sass not in ("auto", "none"):
+        raise ValueError(f"sass={sass!r}: eval takes 'auto' or 'none'")
     mape, points, notes = _ptx2idg.evaluate(os.fspath(suite_dir), _gpu(gpu), list(kernels),
-                                            counters)
+                                            counters, sass)
     _warn(notes)
     return _frame(mape), _frame(points)

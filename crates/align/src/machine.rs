@@ -1,0 +1,282 @@
+//! What one kernel's machine code says, loop by loop: for each loop of the listing (back
+//! edges, `sass::analysis`) the instructions it runs itself (not those of loops inside it),
+//! their source lines, the bytes its global loads move per lane, its local-memory accesses
+//! (spills) and which of its global loads reuse the previous load's destination register.
+
+use std::collections::BTreeSet;
+
+use sass::analysis::{analyze, Class, KernelAnalysis};
+use sass::{Instruction, Kernel, OperandKind};
+
+/// A source position compared between the PTX's `.loc` and the listing's line info: the
+/// file's base name (ptxas prints the `.file` path; PTX tables may hold another prefix) and
+/// the line.
+pub type Line = (String, u32);
+
+/// A local-memory instruction: a spill store or reload (or a local array access) of `bytes`
+/// per lane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LocalAccess {
+    pub store: bool,
+    pub bytes: u32,
+}
+
+/// One loop of the machine code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MachineLoop {
+    /// Address of the loop's first instruction.
+    pub header: u64,
+    /// The source lines of the instructions the loop runs itself.
+    pub lines: BTreeSet<Line>,
+    /// Bytes per lane its global loads (`LDG`) move in one iteration.
+    pub load_bytes: u32,
+    /// Its global loads in order: whether each writes a register the previous one wrote
+    /// (ptxas gave both one destination, so the second waits until the first's data was read).
+    pub reused_destination: Vec<bool>,
+    /// Its local-memory accesses in order.
+    pub local: Vec<LocalAccess>,
+    /// The most bytes per lane of global loads in flight at once in one pass: a load is in
+    /// flight from its issue until an instruction reads one of its destination registers.
+    /// ptxas, short of registers, interleaves the loads of an unrolled loop with their uses;
+    /// this says how many iterations' loads it keeps in flight.
+    pub in_flight_bytes: u32,
+}
+
+/// The loops of one kernel's machine code, in address order, and the local-memory accesses
+/// outside every loop.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MachineCode {
+    pub loops: Vec<MachineLoop>,
+    pub outside_local: Vec<LocalAccess>,
+    /// Whether any instruction carries line info (nvdisasm `-g`/`-gi`).
+    pub has_lines: bool,
+}
+
+/// Bytes per lane of a load or store by its width modifier (none: 32 bits).
+fn access_bytes(inst: &Instruction) -> u32 {
+    for m in &inst.modifiers {
+        match m.as_str() {
+            "128" => return 16,
+            "64" => return 8,
+            "U16" | "S16" => return 2,
+            "U8" | "S8" => return 1,
+            _ => {}
+        }
+    }
+    4
+}
+
+/// The file's base name: ptxas prints the path of the PTX's `.file` entry.
+pub fn base_name(file: &str) -> &str {
+    file.rsplit(['/', '\\']).next().unwrap_or(file)
+}
+
+/// The registers `R<n>` .. `R<n + width - 1>` a load's first operand writes.
+fn destination(inst: &Instruction) -> Option<(u32, u32)> {
+    let first = inst.operands.first()?;
+    let OperandKind::Register(name) = &first.kind else {
+        return None;
+    };
+    let n: u32 = name.strip_prefix('R')?.parse().ok()?;
+    Some((n, access_bytes(inst).div_ceil(4)))
+}
+
+/// The `R` registers an instruction reads: every register operand but a destination (the
+/// first operand, except of stores, reductions and branches, whose operands are all read),
+/// and the registers inside memory operands (`desc[UR4][R2.64+0x10]`: R2 and R3).
+fn registers_read(inst: &Instruction, class: Class) -> Vec<u32> {
+    let all_read = matches!(
+        class,
+        Class::GlobalStore
+            | Class::SharedStore
+            | Class::LocalStore
+            | Class::GenericStore
+            | Class::Branch
+    ) || inst.opcode == "RED";
+    let mut out = Vec::new();
+    for (k, op) in inst.operands.iter().enumerate() {
+        match &op.kind {
+            OperandKind::Register(name) if k > 0 || all_read => {
+                if let Some(n) = name.strip_prefix('R').and_then(|n| n.parse::<u32>().ok()) {
+                    out.push(n);
+                }
+            }
+            OperandKind::Memory => {
+                for part in op
+                    .text
+                    .split(|c: char| !c.is_ascii_alphanumeric() && c != '.')
+                {
+                    let Some(rest) = part.strip_prefix('R') else {
+                        continue;
+                    };
+                    let (num, wide) = match rest.split_once('.') {
+                        Some((n, w)) => (n, w == "64"),
+                        None => (rest, false),
+                    };
+                    if let Ok(n) = num.parse::<u32>() {
+                        out.push(n);
+                        if wide {
+                            out.push(n + 1);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+impl MachineCode {
+    /// Reads `kernel`'s loops.
+    pub fn of(kernel: &Kernel) -> MachineCode {
+        let a = analyze(kernel);
+        MachineCode::from_analysis(kernel, &a)
+    }
+
+    fn from_analysis(kernel: &Kernel, a: &KernelAnalysis) -> MachineCode {
+        let insts = &kernel.instructions;
+        // The innermost loop around each instruction: the one with the latest start among
+        // those whose range holds it (ranges nest: ptxas' loops are reducible).
+        let owner = |i: usize| {
+            a.loops
+                .iter()
+                .enumerate()
+                .filter(|(_, l)| l.start <= i && i <= l.end)
+                .max_by_key(|(_, l)| (l.start, std::cmp::Reverse(l.end)))
+                .map(|(k, _)| k)
+        };
+        let mut loops: Vec<MachineLoop> = a
+            .loops
+            .iter()
+            .map(|l| MachineLoop {
+                header: l.header,
+                lines: BTreeSet::new(),
+                load_bytes: 0,
+                reused_destination: Vec::new(),
+                local: Vec::new(),
+                in_flight_bytes: 0,
+            })
+            .collect();
+        // Per loop: the loads in flight, as (first register, registers, bytes).
+        let mut in_flight: Vec<Vec<(u32, u32, u32)>> = vec![Vec::new(); loops.len()];
+        let mut previous_load: Vec<Option<(u32, u32)>> = vec![None; loops.len()];
+        let mut outside_local = Vec::new();
+        let mut has_lines = false;
+        for (i, inst) in insts.iter().enumerate() {
+            if a.reach[i] != sass::analysis::Reach::Body {
+                continue;
+            }
+            has_lines |= inst.source.is_some();
+            let class = a.classes[i];
+            let local =
+                matches!(class, Class::LocalLoad | Class::LocalStore).then(|| LocalAccess {
+                    store: class == Class::LocalStore,
+                    bytes: access_bytes(inst),
+                });
+            let Some(k) = owner(i) else {
+                outside_local.extend(local);
+                continue;
+            };
+            let l = &mut loops[k];
+            let reads = registers_read(inst, class);
+            in_flight[k].retain(|&(r, w, _)| !reads.iter().any(|&x| r <= x && x < r + w));
+            if class == Class::GlobalLoad {
+                if let Some((r, w)) = destination(inst) {
+                    in_flight[k].push((r, w, access_bytes(inst)));
+                }
+                let bytes: u32 = in_flight[k].iter().map(|&(_, _, b)| b).sum();
+                l.in_flight_bytes = l.in_flight_bytes.max(bytes);
+            }
+            if let Some(s) = &inst.source {
+                l.lines.insert((base_name(&s.file).to_string(), s.line));
+            }
+            l.local.extend(local);
+            if class == Class::GlobalLoad {
+                l.load_bytes += access_bytes(inst);
+                let dest = destination(inst);
+                let reused = match (previous_load[k], dest) {
+                    (Some((p, pw)), Some((d, dw))) => d < p + pw && p < d + dw,
+                    _ => false,
+                };
+                l.reused_destination.push(reused);
+                previous_load[k] = dest;
+            }
+        }
+        MachineCode {
+            loops,
+            outside_local,
+            has_lines,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LISTING: &str = "\t.section\t.text.k,\"ax\",@progbits
+k:
+        /*0000*/                   MOV R1, c[0x0][0x28] ;
+        /*0010*/                   STL [R1], R4 ;
+.L_x_0:
+\t//## File \"/x/k.py\", line 7
+        /*0020*/                   LDG.E.128 R8, desc[UR4][R2.64] ;
+        /*0030*/                   LDG.E R9, desc[UR4][R2.64+0x10] ;
+        /*0040*/                   LDG.E R12, desc[UR4][R2.64+0x20] ;
+\t//## File \"/x/k.py\", line 8
+        /*0050*/                   LDL.64 R6, [R1+0x8] ;
+        /*0060*/               @P0 BRA `(.L_x_0) ;
+        /*0070*/                   EXIT ;
+.L_x_1:
+        /*0080*/                   BRA `(.L_x_1);
+";
+
+    #[test]
+    fn loads_leave_flight_when_their_data_is_read() {
+        let text = "\t.section\t.text.k,\"ax\",@progbits\nk:\n.L_x_0:\n\
+            \x20       /*0000*/                   LDG.E R4, desc[UR4][R2.64] ;\n\
+            \x20       /*0010*/                   LDG.E.64 R6, desc[UR4][R2.64+0x4] ;\n\
+            \x20       /*0020*/                   FADD R10, R4, R10 ;\n\
+            \x20       /*0030*/                   LDG.E R8, desc[UR4][R4.64] ;\n\
+            \x20       /*0040*/                   STG.E desc[UR4][R2.64], R7 ;\n\
+            \x20       /*0050*/                   LDG.E R9, desc[UR4][R2.64+0x8] ;\n\
+            \x20       /*0060*/               @P0 BRA `(.L_x_0) ;\n\
+            \x20       /*0070*/                   EXIT ;\n";
+        let listing = sass::parse_listing(text).unwrap();
+        let m = MachineCode::of(&listing.kernels[0]);
+        // 4 + 8 in flight, R4 read (8 left), + 4 = 12; the store reads R7 (4 left), + 4.
+        assert_eq!(m.loops[0].in_flight_bytes, 12);
+    }
+
+    #[test]
+    fn loops_lines_loads_and_spills() {
+        let listing = sass::parse_listing(LISTING).unwrap();
+        let m = MachineCode::of(&listing.kernels[0]);
+        assert!(m.has_lines);
+        assert_eq!(
+            m.outside_local,
+            vec![LocalAccess {
+                store: true,
+                bytes: 4
+            }]
+        );
+        assert_eq!(m.loops.len(), 1);
+        let l = &m.loops[0];
+        assert_eq!(l.header, 0x20);
+        assert_eq!(l.load_bytes, 16 + 4 + 4);
+        // R9 lies inside R8..R11; R12 does not overlap R9.
+        assert_eq!(l.reused_destination, vec![false, true, false]);
+        // Nothing reads a loaded register before the latch: all 24 bytes in flight.
+        assert_eq!(l.in_flight_bytes, 24);
+        assert_eq!(
+            l.local,
+            vec![LocalAccess {
+                store: false,
+                bytes: 8
+            }]
+        );
+        let lines: Vec<_> = l.lines.iter().map(|(f, n)| (f.as_str(), *n)).collect();
+        assert_eq!(lines, vec![("k.py", 7), ("k.py", 8)]);
+    }
+}

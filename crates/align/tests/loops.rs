@@ -1,0 +1,270 @@
+//! The alignment pass on IDGs built from small PTX kernels and hand-written listings of their
+//! machine code (`tests/fixtures`): loops unrolled as ptxas unrolls them (every iteration
+//! still runs once, the loads of a block first, the carried values chained through the
+//! copies), spill accesses where the machine code has them, loads serialized where it reuses a
+//! destination register, and loops that cannot be paired left as they are with a warning.
+
+use std::path::Path;
+
+use idg::{Idg, Item, KernelIdgs, MemSpace, Node};
+
+fn fixture(name: &str) -> String {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// The IDGs of kernel `k` of `ptx` for one 32-thread group per SM of a 1056-group grid.
+fn idgs(ptx: &str, params: &[(&str, i64)], block: u32) -> (KernelIdgs, ptx::ast::Module) {
+    let module = ptx::parse(ptx).unwrap();
+    let launch = ir::Launch {
+        grid: [1056, 1, 1],
+        block: [block, 1, 1],
+        params: params
+            .iter()
+            .map(|(n, v)| (n.to_string(), (*v).into()))
+            .collect(),
+    };
+    let fe = walk::front_end(
+        &module,
+        "k",
+        &launch,
+        &ir::TripInputs::default(),
+        &walk::Options::default(),
+    )
+    .unwrap();
+    (fe.built.idgs, module)
+}
+
+fn aligned(ptx: &str, sass: &str, params: &[(&str, i64)]) -> (KernelIdgs, align::Report) {
+    let (mut idgs, module) = idgs(ptx, params, 32);
+    let listing = sass::parse_listing(sass).unwrap();
+    let report = align::apply(
+        &mut idgs,
+        listing.kernel("k").unwrap(),
+        &align::file_table(&module),
+    );
+    for c in &idgs.classes {
+        c.idg.validate().unwrap();
+    }
+    (idgs, report)
+}
+
+/// Dynamic executions of the nodes `pick` selects.
+fn executed(idg: &Idg, pick: impl Fn(&Node) -> bool + Copy) -> u64 {
+    fn walk(idg: &Idg, items: &[Item], pick: impl Fn(&Node) -> bool + Copy) -> u64 {
+        items
+            .iter()
+            .map(|it| match it {
+                Item::Node(id) => u64::from(pick(idg.node(*id))),
+                Item::Repeat(r) => r.count * walk(idg, &r.body, pick),
+            })
+            .sum()
+    }
+    walk(idg, &idg.body, pick)
+}
+
+fn is_global_load(n: &Node) -> bool {
+    n.op.opcode == ptx::ast::Opcode::Ld
+        && n.mem
+            .is_some_and(|m| m.space == MemSpace::Global && !m.store)
+}
+
+fn is_sum(n: &Node) -> bool {
+    n.op.to_string() == "add.f32"
+}
+
+/// The nodes of the tree in program order, each repeat's body once.
+fn flat(idg: &Idg) -> Vec<&Node> {
+    fn walk<'a>(idg: &'a Idg, items: &[Item], out: &mut Vec<&'a Node>) {
+        for it in items {
+            match it {
+                Item::Node(id) => out.push(idg.node(*id)),
+                Item::Repeat(r) => walk(idg, &r.body, out),
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(idg, &idg.body, &mut out);
+    out
+}
+
+#[test]
+fn an_unrolled_loop_runs_every_iteration_once() {
+    let (ptx, sass) = (fixture("unroll.ptx"), fixture("unroll.sass"));
+    for n in [320, 256, 160, 128, 96, 64, 32] {
+        let (plain, _) = idgs(&ptx, &[("n", n)], 32);
+        let (idgs, report) = aligned(&ptx, &sass, &[("n", n)]);
+        if n > 32 {
+            assert_eq!(report.loops.len(), 1, "n = {n}");
+            assert_eq!(report.loops[0].unroll, 4);
+        } else {
+            // One iteration: the IDG has no repeat of the loop, nothing to pair or overlap.
+            assert!(report.loops.is_empty() && report.warnings().is_empty());
+        }
+        let (a, b) = (&plain.classes[0].idg, &idgs.classes[0].idg);
+        assert_eq!(executed(b, is_global_load), (n / 32) as u64, "n = {n}");
+        assert_eq!(executed(b, is_sum), executed(a, is_sum), "n = {n}");
+        // One branch per pass instead of one per iteration.
+        assert!(executed(b, |x| x.op.is_branch()) <= executed(a, |x| x.op.is_branch()));
+    }
+}
+
+#[test]
+fn a_block_issues_its_loads_first_and_chains_the_sum_through_its_copies() {
+    let (idgs, report) = aligned(
+        &fixture("unroll.ptx"),
+        &fixture("unroll.sass"),
+        &[("n", 320)],
+    );
+    assert!(report.warnings().is_empty(), "{:?}", report.warnings());
+    let idg = &idgs.classes[0].idg;
+    // 10 iterations: a repeat of two blocks of 4, then a block of 2.
+    let repeat = idg
+        .body
+        .iter()
+        .find_map(|it| match it {
+            Item::Repeat(r) => Some(r),
+            Item::Node(_) => None,
+        })
+        .unwrap();
+    assert_eq!(repeat.count, 2);
+    let body: Vec<&Node> = repeat
+        .body
+        .iter()
+        .map(|it| match it {
+            Item::Node(id) => idg.node(*id),
+            Item::Repeat(_) => panic!("nested"),
+        })
+        .collect();
+    let loads: Vec<usize> = (0..body.len())
+        .filter(|&i| is_global_load(body[i]))
+        .collect();
+    let sums: Vec<usize> = (0..body.len()).filter(|&i| is_sum(body[i])).collect();
+    assert_eq!((loads.len(), sums.len()), (4, 4));
+    assert!(loads.iter().max() < sums.iter().min());
+    // Each sum reads what the sum of the copy before it wrote; the last writes the original
+    // register, which the first reads (carried from the previous pass).
+    let acc = |n: &Node| n.writes[0];
+    for k in 1..4 {
+        assert!(body[sums[k]].reads.contains(&acc(body[sums[k - 1]])));
+    }
+    assert!(body[sums[0]].reads.contains(&acc(body[sums[3]])));
+    // Each sum adds its own copy's loaded value.
+    for k in 0..4 {
+        assert!(body[sums[k]].reads.contains(&body[loads[k]].writes[0]));
+    }
+    // The remainder: two more copies after the repeat, their loads first.
+    let all = flat(idg);
+    let tail: Vec<&&Node> = all
+        .iter()
+        .skip_while(|n| !std::ptr::eq(**n, body[body.len() - 1]))
+        .skip(1)
+        .collect();
+    let tl: Vec<usize> = (0..tail.len())
+        .filter(|&i| is_global_load(tail[i]))
+        .collect();
+    let ts: Vec<usize> = (0..tail.len()).filter(|&i| is_sum(tail[i])).collect();
+    assert_eq!((tl.len(), ts.len()), (2, 2));
+    assert!(tl[1] < ts[0]);
+}
+
+#[test]
+fn loops_the_machine_code_runs_as_written_stay() {
+    // The machine code loads what the PTX loads per iteration: nothing to unroll.
+    let sass: String = fixture("unroll.sass")
+        .lines()
+        .filter(|l| !l.contains("LDG.E R5") && !l.contains("LDG.E R6") && !l.contains("LDG.E R7"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let ptx = fixture("unroll.ptx");
+    let (plain, _) = idgs(&ptx, &[("n", 320)], 32);
+    let (idgs, report) = aligned(&ptx, &sass, &[("n", 320)]);
+    assert_eq!(report.loops[0].unroll, 1);
+    assert_eq!(
+        flat(&idgs.classes[0].idg).len(),
+        flat(&plain.classes[0].idg).len()
+    );
+    assert!(report.notes().iter().any(|n| n.contains("as in the PTX")));
+}
+
+#[test]
+fn spills_run_where_the_machine_code_has_them() {
+    let (idgs, report) = aligned(&fixture("spills.ptx"), &fixture("spills.sass"), &[]);
+    assert_eq!(report.entry_spills, 2);
+    assert_eq!(report.loops[0].spills, 2);
+    let idg = &idgs.classes[0].idg;
+    let local = |n: &Node| n.mem.is_some_and(|m| m.space == MemSpace::Local);
+    let shown: Vec<String> = flat(idg)
+        .into_iter()
+        .filter(|n| local(n))
+        .map(|n| n.op.to_string())
+        .collect();
+    // At the entry, then at the top of the loop's repeat and of its last iteration (which
+    // the builder places after the repeat).
+    assert_eq!(
+        shown,
+        [
+            "st.local.b32",
+            "ld.local.b8",
+            "st.local.b64",
+            "ld.local.v2.b64",
+            "st.local.b64",
+            "ld.local.v2.b64"
+        ]
+    );
+    // The loop's pair runs every iteration (256), the others once.
+    assert_eq!(executed(idg, local), 2 + 2 * 256);
+}
+
+#[test]
+fn a_load_that_reuses_the_previous_destination_waits_for_its_data() {
+    let (idgs, report) = aligned(&fixture("serialized.ptx"), &fixture("serialized.sass"), &[]);
+    assert_eq!(report.loops[0].serialized, 1);
+    let idg = &idgs.classes[0].idg;
+    let loads: Vec<&Node> = flat(idg)
+        .into_iter()
+        .filter(|n| is_global_load(n))
+        .collect();
+    // The first loop's second load reads the first load's first register.
+    assert!(loads[1].reads.contains(&loads[0].writes[0]));
+    assert!(!loads[0].reads.contains(&loads[1].writes[0]));
+}
+
+#[test]
+fn loops_that_cannot_be_paired_keep_their_ptx_form_with_a_warning() {
+    // A second loop in the machine code, none added to the PTX, no line info: the counts differ.
+    let sass = fixture("unroll.sass").replace(
+        "        /*0090*/                   EXIT ;",
+        ".L_x_5:\n        /*0090*/                   FADD R12, R12, 1 ;\n        \
+         /*0098*/               @P1 BRA `(.L_x_5) ;\n        /*009c*/                   EXIT ;",
+    );
+    let listing = sass::parse_listing(&sass).unwrap();
+    assert_eq!(
+        align::MachineCode::of(listing.kernel("k").unwrap())
+            .loops
+            .len(),
+        2
+    );
+    let ptx = fixture("unroll.ptx");
+    let (plain, _) = idgs(&ptx, &[("n", 320)], 32);
+    let (idgs, report) = aligned(&ptx, &sass, &[("n", 320)]);
+    assert!(report.loops.is_empty());
+    assert!(
+        report.warnings()[0].contains("has 2 loops and the PTX 1"),
+        "{:?}",
+        report.warnings()
+    );
+    let ops = |k: &KernelIdgs| -> Vec<String> {
+        flat(&k.classes[0].idg)
+            .iter()
+            .map(|n| n.op.to_string())
+            .collect()
+    };
+    assert_eq!(ops(&idgs), ops(&plain));
+    assert_eq!(
+        executed(&idgs.classes[0].idg, is_global_load),
+        executed(&plain.classes[0].idg, is_global_load)
+    );
+}
