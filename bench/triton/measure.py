@@ -1,6 +1,7 @@
 """Measures every configuration of kernels.py on the GPU (triton.testing.do_bench, median of
 repeated launches with the L2 flushed before each) and writes measured.csv row by row, so an
-interrupted run keeps what it measured. Run on the H100: python3 measure.py OUT_DIR."""
+interrupted run keeps what it measured. Run on the H100: python3 measure.py OUT_DIR [MODULE]
+(MODULE: kernels, the default, or llm_kernels, written to measured_llm_kernels.csv)."""
 
 import csv
 import os
@@ -9,19 +10,29 @@ import sys
 import torch
 import triton
 
-import kernels
+import importlib
+
 from kernels import key
 
 DTYPES = {"fp16": torch.float16, "fp32": torch.float32}
 
 
 def tensor(shape, dt):
+    if dt in ("i32", "i64"):
+        # Indices (cross-entropy targets): below every problem's smallest extent.
+        kind = torch.int32 if dt == "i32" else torch.int64
+        return torch.randint(0, 512, shape, device="cuda", dtype=kind)
     return torch.randn(shape, device="cuda", dtype=DTYPES[dt])
 
 
-def main(out_dir):
+def out_name(module):
+    return "measured.csv" if module == "kernels" else f"measured_{module}.csv"
+
+
+def main(out_dir, module="kernels"):
+    kernels = importlib.import_module(module)
     torch.manual_seed(0)
-    path = os.path.join(out_dir, "measured.csv")
+    path = os.path.join(out_dir, out_name(module))
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["kernel", "config", "measured_us", "regs", "shared", "error"])
@@ -41,4 +52,4 @@ def main(out_dir):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(*sys.argv[1:3])

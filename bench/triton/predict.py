@@ -1,12 +1,15 @@
 """Predicts every configuration of kernels.py with ptx2idg.triton (no GPU) and writes
-predicted.csv; with measured.csv beside it, prints Spearman's rho and the top-1 regret."""
+predicted.csv; with measured.csv beside it, prints Spearman's rho and the top-1 regret.
+`--kernels llm_kernels` does the same for llm_kernels.py (predicted_llm_kernels.csv against
+measured_llm_kernels.csv); `--report` only prints the table."""
 
 import csv
 import os
 import sys
 import time
 
-import kernels
+import importlib
+
 import ptx2idg.triton as pt
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -35,30 +38,42 @@ def spearman(a, b):
     return cov / (va * vb)
 
 
-def predict():
+def names(module):
+    """(predicted, measured) file names of a kernel module."""
+    if module == "kernels":
+        return "predicted.csv", "measured.csv"
+    return f"predicted_{module}.csv", f"measured_{module}.csv"
+
+
+def predict(module):
+    kernels = importlib.import_module(module)
+    from kernels import key
+
     rows = []
     for name, fn, configs, args, grid in kernels.cases(lambda shape, dt: "*" + dt):
         t = time.time()
         for r in pt.rank(fn, configs, *args, grid=grid):
-            rows.append({"kernel": name, "config": kernels.key(r.config), "predicted_us": r.time_us,
+            rows.append({"kernel": name, "config": key(r.config), "predicted_us": r.time_us,
                          "regs": r.regs, "spill_bytes": r.spill_bytes, "shared": r.shared, "error": r.error or ""})
         print(f"{name}: {len(configs)} configs predicted in {time.time() - t:.1f} s",
               file=sys.stderr)
-    with open(os.path.join(HERE, "predicted.csv"), "w", newline="") as f:
+    with open(os.path.join(HERE, names(module)[0]), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
 
 
-def report():
+def report(module):
+    predicted, measured = names(module)
+
     def load(name):
         with open(os.path.join(HERE, name)) as f:
             return list(csv.DictReader(f))
-    pred = {(r["kernel"], r["config"]): float(r["predicted_us"]) for r in load("predicted.csv")}
-    meas = {(r["kernel"], r["config"]): float(r["measured_us"]) for r in load("measured.csv")
+    pred = {(r["kernel"], r["config"]): float(r["predicted_us"]) for r in load(predicted)}
+    meas = {(r["kernel"], r["config"]): float(r["measured_us"]) for r in load(measured)
             if r["measured_us"]}
     spills = {(r["kernel"], r["config"]): r["spill_bytes"] not in ("", "0")
-              for r in load("predicted.csv")}
+              for r in load(predicted)}
     print("| kernel | configurations | Spearman rho | top-1 regret | predicted best | measured best "
           "| rho, regret without spilling configs |")
     print("|---|---|---|---|---|---|---|")
@@ -78,6 +93,8 @@ def report():
 
 
 if __name__ == "__main__":
+    module = sys.argv[sys.argv.index("--kernels") + 1] if "--kernels" in sys.argv else "kernels"
     if "--report" not in sys.argv:
-        predict()
-    report() if os.path.exists(os.path.join(HERE, "measured.csv")) else None
+        predict(module)
+    if os.path.exists(os.path.join(HERE, names(module)[1])):
+        report(module)
