@@ -147,12 +147,16 @@ pub fn file_table(module: &ptx::ast::Module) -> BTreeMap<u32, String> {
         .collect()
 }
 
+/// The largest unroll factor the pass applies.
+pub const MAX_UNROLL: u32 = 32;
+
 /// The plan for one paired loop.
 fn plan(l: &matching::IdgLoop, m: &machine::MachineLoop) -> LoopPlan {
-    let unroll = if l.load_bytes > 0 && m.load_bytes.is_multiple_of(l.load_bytes) {
-        (m.load_bytes / l.load_bytes).max(1)
-    } else {
-        1
+    // A ratio past MAX_UNROLL is not an unroll ptxas makes (a listing of another kernel, or
+    // edited): the loop keeps its PTX form rather than growing the IDG by it.
+    let unroll = match m.load_bytes.checked_div(l.load_bytes) {
+        Some(u) if m.load_bytes.is_multiple_of(l.load_bytes) && u <= MAX_UNROLL => u.max(1),
+        _ => 1,
     };
     let serialize = if unroll == 1
         && m.reused_destination.len() == l.loads

@@ -197,25 +197,45 @@ fn is_register(kind: ResourceKind) -> bool {
     matches!(kind, ResourceKind::Register | ResourceKind::Predicate)
 }
 
-/// The block sizes ptxas runs `trips` iterations in when it unrolls by `u`.
-pub fn blocks(trips: u64, u: u32) -> Vec<u32> {
-    let u64_ = u64::from(u);
-    let mut out = vec![
-        u;
-        usize::try_from(trips / u64_)
-            .unwrap_or(usize::MAX)
-            .min(1 << 20)
-    ];
-    let (mut rest, mut size) = (trips % u64_, u64::from((u / 2).max(1)));
-    while rest > 0 {
-        if size <= rest {
-            out.push(size as u32);
-            rest -= size;
-        } else {
-            size = (size / 2).max(1);
+/// The blocks ptxas runs `trips` iterations in when it unrolls by `u`: `whole` blocks of `u`,
+/// then the `tail`'s sizes (`u/2`, `u/4`, ..., at most one each).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Blocks {
+    pub whole: u64,
+    pub tail: Vec<u32>,
+}
+
+impl Blocks {
+    pub fn new(trips: u64, u: u32) -> Blocks {
+        let u64_ = u64::from(u.max(1));
+        let mut tail = Vec::new();
+        let (mut rest, mut size) = (trips % u64_, u64::from((u / 2).max(1)));
+        while rest > 0 {
+            if size <= rest {
+                tail.push(size as u32);
+                rest -= size;
+            } else {
+                size = (size / 2).max(1);
+            }
+        }
+        Blocks {
+            whole: trips / u64_,
+            tail,
         }
     }
-    out
+
+    fn len(&self) -> u64 {
+        self.whole + self.tail.len() as u64
+    }
+
+    /// The size of block `b`.
+    fn size(&self, b: u64, u: u32) -> u32 {
+        if b < self.whole {
+            u
+        } else {
+            self.tail[(b - self.whole) as usize]
+        }
+    }
 }
 
 /// One loop body that can be unrolled: the slice's positions and what the copies rename.
@@ -421,17 +441,16 @@ fn unroll_runs(
     lanes: u32,
 ) -> Vec<Item> {
     let trips: u64 = runs.iter().map(|r| r.count).sum();
-    let sizes = blocks(trips, plan.unroll);
+    let blocks = Blocks::new(trips, plan.unroll);
     let mut out = Vec::new();
     let (mut run, mut used) = (0usize, 0u64);
-    let mut b = 0;
-    while b < sizes.len() {
-        let s = u64::from(sizes[b]);
+    let mut b = 0u64;
+    while b < blocks.len() {
+        let s = u64::from(blocks.size(b, plan.unroll));
         let left = runs[run].count - used;
-        if s == u64::from(plan.unroll) && left >= s {
+        if b < blocks.whole && left >= s {
             // Whole blocks inside one run: one repeat of a block of its body.
-            let whole = sizes[b..].iter().take_while(|&&x| x == plan.unroll).count() as u64;
-            let k = (left / s).min(whole);
+            let k = (left / s).min(blocks.whole - b);
             let copies = vec![runs[run].ids.as_slice(); s as usize];
             let mut body = ctx.spills(&plan.spills, line, lanes);
             body.extend(block(ctx, un, &copies, plan.depth));
@@ -441,7 +460,7 @@ fn unroll_runs(
                 body,
             }));
             used += k * s;
-            b += k as usize;
+            b += k;
         } else {
             let mut copies: Vec<&[NodeId]> = Vec::new();
             for _ in 0..s {
@@ -452,7 +471,7 @@ fn unroll_runs(
                 copies.push(runs[run].ids.as_slice());
                 used += 1;
             }
-            if s == u64::from(plan.unroll) {
+            if b < blocks.whole {
                 out.extend(ctx.spills(&plan.spills, line, lanes));
             }
             let items = block(ctx, un, &copies, plan.depth);
@@ -612,4 +631,38 @@ pub fn apply(idg: &mut Idg, plans: &[LoopPlan], entry: &[LocalAccess]) -> HashMa
     idg.body = new;
     compact(idg);
     done
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Blocks;
+
+    #[test]
+    fn ptxas_blocks() {
+        assert_eq!(
+            Blocks::new(10, 4),
+            Blocks {
+                whole: 2,
+                tail: vec![2]
+            }
+        );
+        assert_eq!(
+            Blocks::new(3, 4),
+            Blocks {
+                whole: 0,
+                tail: vec![2, 1]
+            }
+        );
+        assert_eq!(
+            Blocks::new(5, 3),
+            Blocks {
+                whole: 1,
+                tail: vec![1, 1]
+            }
+        );
+        // Counts far past memory stay counts.
+        let b = Blocks::new(u64::MAX, 4);
+        assert_eq!((b.whole, b.tail.clone()), (u64::MAX / 4, vec![2, 1]));
+        assert_eq!(b.len(), u64::MAX / 4 + 2);
+    }
 }
