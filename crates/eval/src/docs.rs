@@ -90,7 +90,7 @@ pub fn results_page(p: &PageInput<'_>) -> String {
         CountersMode::None => (
             " alone, the one counter read (`--counters none`)",
             "mapper f and mapper g without counters (the static path: DRAM floor from the \
-             static access analysis's bytes, DRAM latency unloaded, branches on unknown data \
+             static access analysis's bytes, the DRAM latency loaded by those bytes, branches on unknown data \
              not fitted, warps even)",
         ),
     };
@@ -104,6 +104,34 @@ pub fn results_page(p: &PageInput<'_>) -> String {
          models are evaluated on the same timings. Measured WPC = warps per SM / (median time × \
          clock). Cells are `MAPE / MAPE_shape` in percent; MAPE_shape is the error left after \
          subtracting the least-squares line through the differences (offset and drift).\n\n",
+    );
+    // The machine code (`eval --sass`): how many kernels had a listing to align with.
+    let (aligned, kernels) = p.sections.iter().fold((0, 0), |(a, n), sec| {
+        (
+            a + sec
+                .suite
+                .kernels
+                .iter()
+                .filter(|k| k.machine.is_some())
+                .count(),
+            n + sec.suite.kernels.len(),
+        )
+    });
+    let _ = write!(
+        s,
+        "Machine code (`eval --sass`): {}. See [rodinia-suite.md](rodinia-suite.md), \
+         \"Machine code\", for the suites with and without it.\n\n",
+        if aligned == 0 {
+            "none; the IDGs are the PTX's (`--sass none`, or no ptxas and nvdisasm found)"
+                .to_string()
+        } else {
+            format!(
+                "{aligned} of {kernels} kernels' IDGs are aligned with the machine code ptxas \
+                 makes of their PTX (`--sass auto`: loops unrolled as ptxas unrolls them, \
+                 spills, serialized loads; docs/sass-input.md, \"Alignment\"); the registers \
+                 stay the suite's"
+            )
+        }
     );
     let _ = write!(
         s,

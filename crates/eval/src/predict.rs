@@ -243,10 +243,18 @@ pub trait Backend: Sync {
         self.timings(idgs, point, config)
     }
 
-    /// The DRAM load of `point` under `config` (`sim::ModelConfig::dram_load`); `None` for a
-    /// backend without a device.
-    fn dram_load(&self, config: &Variant, point: &MeasuredPoint) -> Option<sim::DramLoad> {
-        let _ = (config, point);
+    /// The DRAM load of a run of `idgs` under `costs` and `exec` at `point` under `config`
+    /// (`sim::ModelConfig::dram_load`: the point's counters, else the static bytes); `None`
+    /// for a backend without a device.
+    fn dram_load(
+        &self,
+        config: &Variant,
+        point: &MeasuredPoint,
+        idgs: &KernelIdgs,
+        costs: &[sim::ClassCosts],
+        exec: &sim::ExecConfig,
+    ) -> Option<sim::DramLoad> {
+        let _ = (config, point, idgs, costs, exec);
         None
     }
 
@@ -373,8 +381,21 @@ impl Backend for GpuBackend {
         Ok(self.map(idgs, point, config, &profile))
     }
 
-    fn dram_load(&self, config: &Variant, point: &MeasuredPoint) -> Option<sim::DramLoad> {
-        config.dram_load(&self.profile, traffic(config, point).as_ref())
+    fn dram_load(
+        &self,
+        config: &Variant,
+        point: &MeasuredPoint,
+        idgs: &KernelIdgs,
+        costs: &[sim::ClassCosts],
+        exec: &sim::ExecConfig,
+    ) -> Option<sim::DramLoad> {
+        config.dram_load(
+            &self.profile,
+            traffic(config, point).as_ref(),
+            idgs,
+            costs,
+            exec,
+        )
     }
 
     fn device_time_us(
@@ -921,7 +942,7 @@ fn predict_variants<B: Backend>(
             let first =
                 simulate_wpc(idgs, &timed, &r.exec, &r.opts, exact).map_err(|e| e.to_string())?;
             let p = &points[r.point];
-            let Some(load) = backend.dram_load(&r.variant, p) else {
+            let Some(load) = backend.dram_load(&r.variant, p, idgs, &r.timed.costs, &r.exec) else {
                 return Ok(first);
             };
             // The core's time at a WPC: what the DRAM utilization is measured against.

@@ -396,6 +396,17 @@ impl GpuProfile {
         if let Some(c) = Cycles::from_f64(m.latency.to_f64() * scale) {
             m.latency = c;
         }
+        // The classes resolved from the DRAM level at load (`ld.global` and what follows it:
+        // `st.global`, `cp.async`) are what mapper g's static path times a global access by
+        // when no counters give its DRAM share: they load too.
+        for &c in InstClass::ALL {
+            if from_dram(c) {
+                let k = &mut p.classes[c as usize];
+                if let Some(l) = Cycles::from_f64(k.latency.to_f64() * scale) {
+                    k.latency = l;
+                }
+            }
+        }
         p
     }
 
@@ -1061,5 +1072,14 @@ impl Resolver<'_> {
         };
         classes[c as usize] = Some(p);
         Ok(p)
+    }
+}
+/// Whether class `c`'s λ and Λ are the DRAM level's by its rule (directly, or through the
+/// classes it follows).
+fn from_dram(c: InstClass) -> bool {
+    match c.rule() {
+        Rule::Memory { level, .. } => level == MemLevel::Dram,
+        Rule::SameAs(b) | Rule::Scaled { base: b, .. } => from_dram(b),
+        Rule::Required | Rule::SlowestArithmetic => false,
     }
 }

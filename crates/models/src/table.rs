@@ -393,18 +393,20 @@ pub fn models_table(
         &|| {},
     )
     .map_err(|e| ModelError::Sim(e.to_string()))?;
-    if let Some(load) = config.dram_load(gpu, traffic) {
-        let profile = config.mapping_profile(gpu);
-        sim::Rerun {
-            idgs,
-            profile: &profile,
-            metrics,
-            hardware: &sim_hw,
-            opts: &opts,
-        }
-        .settle_sweep(&load, &base, &mut points)
-        .map_err(|e| ModelError::Sim(e.to_string()))?;
+    let profile = config.mapping_profile(gpu);
+    sim::Rerun {
+        idgs,
+        profile: &profile,
+        metrics,
+        hardware: &sim_hw,
+        opts: &opts,
     }
+    .settle_sweep(
+        &|e| config.dram_load(gpu, traffic, idgs, &costs, e),
+        &base,
+        &mut points,
+    )
+    .map_err(|e| ModelError::Sim(e.to_string()))?;
     config.apply_device_limits_to_sweep(&mut points, traffic, gpu);
     for row in &mut table.rows {
         row.pipeline = points

@@ -692,17 +692,20 @@ fn simulate(
             )
             .map_err(fail)?;
         let traffic = b.traffic.filter(|_| config.mapper_g);
-        if let Some(load) = config.dram_load(&profile, traffic.as_ref()) {
-            sim::Rerun {
-                idgs: &b.idgs,
-                profile: &config.mapping_profile(&profile),
-                metrics: b.metrics.as_ref(),
-                hardware: &hw,
-                opts: &opts,
-            }
-            .settle_sweep(&load, &plan.base, &mut points)
-            .map_err(fail)?;
+        let costs = sim::costs_from_timing(&timings);
+        sim::Rerun {
+            idgs: &b.idgs,
+            profile: &config.mapping_profile(&profile),
+            metrics: b.metrics.as_ref(),
+            hardware: &hw,
+            opts: &opts,
         }
+        .settle_sweep(
+            &|e| config.dram_load(&profile, traffic.as_ref(), &b.idgs, &costs, e),
+            &plan.base,
+            &mut points,
+        )
+        .map_err(fail)?;
         config.apply_device_limits_to_sweep(&mut points, traffic.as_ref(), &profile);
         Ok((sim::sweep_csv(&points, sim::number::MAX_DIGITS), notes))
     })

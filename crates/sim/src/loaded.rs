@@ -220,10 +220,12 @@ impl Rerun<'_> {
     }
 
     /// Every point of a sweep of `base` (one simulated core each, before the device-wide
-    /// limits) moved to its fixed point.
+    /// limits) moved to its fixed point; `load` gives a point's DRAM load from its execution
+    /// (`ModelConfig::dram_load`: the counters' bytes, else the static bytes at its
+    /// occupancy), and a point without one keeps its run.
     pub fn settle_sweep(
         &self,
-        load: &DramLoad,
+        load: &(dyn Fn(&ExecConfig) -> Option<DramLoad> + Sync),
         base: &ExecConfig,
         points: &mut [SweepPoint],
     ) -> Result<(), SimError> {
@@ -231,6 +233,9 @@ impl Rerun<'_> {
             let exec = ExecConfig {
                 concurrent_groups: p.blocks_per_sm,
                 ..*base
+            };
+            let Some(load) = load(&exec) else {
+                return Ok(());
             };
             let (r, _) = load.settle(
                 p.result.clone(),

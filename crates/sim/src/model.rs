@@ -114,17 +114,27 @@ impl ModelConfig {
         }
     }
 
-    /// The DRAM load the fixed point of loaded latency works with: `None` when it is off,
-    /// without counters (`traffic`) or without `[loaded_latency]` in the profile.
+    /// The DRAM load the fixed point of loaded latency works with for a run of `idgs` under
+    /// `costs` and `exec`: the counters' DRAM bytes (`traffic`) where measured, else the bytes
+    /// the static access analysis counts for the run's occupancy (the bandwidth floor's,
+    /// [`ModelConfig::traffic_of`]). `None` when it is off, when neither gives DRAM bytes or
+    /// without `[loaded_latency]` in the profile.
     pub fn dram_load(
         &self,
         profile: &GpuProfile,
         traffic: Option<&gpu::Traffic>,
+        idgs: &KernelIdgs,
+        costs: &[crate::ClassCosts],
+        exec: &crate::ExecConfig,
     ) -> Option<crate::loaded::DramLoad> {
         if !self.loaded_latency {
             return None;
         }
-        crate::loaded::DramLoad::new(profile, traffic?)
+        let traffic = match traffic {
+            Some(t) => *t,
+            None => Self::static_traffic(crate::cost::static_dram_bytes(idgs, costs, exec))?,
+        };
+        crate::loaded::DramLoad::new(profile, &traffic)
     }
 
     /// The profile mappers f and g read under this configuration: `profile` itself, or a copy

@@ -169,7 +169,9 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
     };
     // Runs at the loaded DRAM latency map the IDGs again (`sim::loaded`).
     let mapping_profile = config.mapping_profile(&profile);
-    let load = config.dram_load(&profile, traffic.as_ref());
+    // The DRAM load of a run: the counters' bytes, else the static bytes at its occupancy.
+    let load_of =
+        |exec: &sim::ExecConfig| config.dram_load(&profile, traffic.as_ref(), &idgs, &costs, exec);
     let rerun = sim::Rerun {
         idgs: &idgs,
         profile: &mapping_profile,
@@ -215,7 +217,7 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
         }
         let exec =
             sim::exec_for_occupancy(&idgs, &profile, &launch).map_err(|e| diag::fail(&file, e))?;
-        let (mut result, records) = match &load {
+        let (mut result, records) = match &load_of(&exec) {
             None => sim::simulate_with_records(&idgs, &costs, &hw, &exec, &opts),
             Some(load) => {
                 // The fixed point first; a recording is of the run at its latency.
@@ -316,11 +318,9 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
         b.finish_and_clear();
     }
     let mut sweep = sweep.map_err(|e| diag::fail(&file, e))?;
-    if let Some(load) = &load {
-        rerun
-            .settle_sweep(load, &plan.base, &mut sweep)
-            .map_err(|e| diag::fail(&file, e))?;
-    }
+    rerun
+        .settle_sweep(&load_of, &plan.base, &mut sweep)
+        .map_err(|e| diag::fail(&file, e))?;
     config.apply_device_limits_to_sweep(&mut sweep, traffic.as_ref(), &profile);
     if let Some(p) = &args.plot {
         let title = format!(
