@@ -490,13 +490,17 @@ fn sass_source(sass: Option<&str>) -> PyResult<sass::resolve::Source> {
     })
 }
 
-/// The alignment pass (`crates/align`) over the launch's IDGs with the kernel's listing,
-/// when the resolution has one that holds the kernel: its warnings, as the CLI prints them.
-fn align_machine_code(b: &mut Built, r: &sass::resolve::Resolved) -> Vec<String> {
-    let Some(kernel) = r.listing.as_ref().and_then(|l| l.kernel(&b.idgs.kernel)) else {
-        return Vec::new();
-    };
-    align::apply(&mut b.idgs, kernel, &b.files).warnings()
+/// The launch's IDGs made ready for a model run under `config`, as the CLI's `model_idgs`
+/// does: the resolution's notes kept, the IDGs aligned with the kernel's listing where it has
+/// one (`crates/align`, its warnings kept), then the configuration's preparation.
+fn prepare(b: &mut Built, r: &sass::resolve::Resolved, config: &sim::ModelConfig) {
+    b.notes
+        .extend(r.diagnostics.iter().map(ToString::to_string));
+    if let Some(kernel) = r.listing.as_ref().and_then(|l| l.kernel(&b.idgs.kernel)) {
+        let report = align::apply(&mut b.idgs, kernel, &b.files);
+        b.notes.extend(report.warnings());
+    }
+    config.prepare_idgs(&mut b.idgs);
 }
 
 /// The launch's registers per thread and shared bytes per block as the CLI resolves them
@@ -650,11 +654,7 @@ fn simulate(
             b.static_shared,
             true,
         )?;
-        b.notes
-            .extend(r.diagnostics.iter().map(ToString::to_string));
-        let aligned = align_machine_code(&mut b, &r);
-        b.notes.extend(aligned);
-        config.prepare_idgs(&mut b.idgs);
+        prepare(&mut b, &r, &config);
         let fail = |e: sim::SimError| input(&f.file, e);
         let (timings, warnings) = gpu::map_kernel(
             &b.idgs,
@@ -763,11 +763,7 @@ fn models_table(
             b.static_shared,
             true,
         )?;
-        b.notes
-            .extend(r.diagnostics.iter().map(ToString::to_string));
-        let aligned = align_machine_code(&mut b, &r);
-        b.notes.extend(aligned);
-        config.prepare_idgs(&mut b.idgs);
+        prepare(&mut b, &r, &config);
         let (timings, warnings) = gpu::map_kernel(
             &b.idgs,
             &config.mapping_profile(&profile),
