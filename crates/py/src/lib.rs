@@ -490,10 +490,16 @@ fn sass_source(sass: Option<&str>) -> PyResult<sass::resolve::Source> {
     })
 }
 
-/// The launch's IDGs made ready for a model run under `config`, as the CLI's `model_idgs`
-/// does: the resolution's notes kept, the IDGs aligned with the kernel's listing where it has
-/// one (`crates/align`, its warnings kept), then the configuration's preparation.
-fn prepare(b: &mut Built, r: &sass::resolve::Resolved, config: &sim::ModelConfig) {
+/// The launch's IDGs made ready for a model run under `config` on `profile`, as the CLI's
+/// `model_idgs` and `map` do: the resolution's notes kept, the IDGs aligned with the kernel's
+/// listing where it has one (`crates/align`, its warnings kept), the configuration's
+/// preparation, then mappers f and g (their warnings kept); returns the node timings.
+fn prepare(
+    b: &mut Built,
+    r: &sass::resolve::Resolved,
+    config: &sim::ModelConfig,
+    profile: &gpu::GpuProfile,
+) -> Vec<gpu::ClassTiming> {
     b.notes
         .extend(r.diagnostics.iter().map(ToString::to_string));
     if let Some(kernel) = r.listing.as_ref().and_then(|l| l.kernel(&b.idgs.kernel)) {
@@ -501,6 +507,13 @@ fn prepare(b: &mut Built, r: &sass::resolve::Resolved, config: &sim::ModelConfig
         b.notes.extend(report.warnings());
     }
     config.prepare_idgs(&mut b.idgs);
+    let (timings, warnings) = gpu::map_kernel(
+        &b.idgs,
+        &config.mapping_profile(profile),
+        b.metrics.as_ref().filter(|_| config.mapper_g),
+    );
+    b.notes.extend(warnings.iter().map(ToString::to_string));
+    timings
 }
 
 /// The launch's registers per thread and shared bytes per block as the CLI resolves them
@@ -654,15 +667,9 @@ fn simulate(
             b.static_shared,
             true,
         )?;
-        prepare(&mut b, &r, &config);
+        let timings = prepare(&mut b, &r, &config, &profile);
         let fail = |e: sim::SimError| input(&f.file, e);
-        let (timings, warnings) = gpu::map_kernel(
-            &b.idgs,
-            &config.mapping_profile(&profile),
-            b.metrics.as_ref().filter(|_| config.mapper_g),
-        );
-        let mut notes = b.notes;
-        notes.extend(warnings.iter().map(ToString::to_string));
+        let mut notes = std::mem::take(&mut b.notes);
         let launch = sim::Launch {
             regs_per_thread: r.regs,
             shared_bytes_per_block: r.shared,
@@ -763,14 +770,8 @@ fn models_table(
             b.static_shared,
             true,
         )?;
-        prepare(&mut b, &r, &config);
-        let (timings, warnings) = gpu::map_kernel(
-            &b.idgs,
-            &config.mapping_profile(&profile),
-            b.metrics.as_ref().filter(|_| config.mapper_g),
-        );
-        let mut notes = b.notes;
-        notes.extend(warnings.iter().map(ToString::to_string));
+        let timings = prepare(&mut b, &r, &config, &profile);
+        let notes = std::mem::take(&mut b.notes);
         let table = if pipeline {
             ::models::models_table(
                 &b.idgs,
