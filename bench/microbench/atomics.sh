@@ -2,8 +2,8 @@
 # Build and run the global-atomics benchmark (atomics.cu): event times, then one Nsight
 # Compute pass over every configuration with the atomic metrics this ncu knows.
 #   bash bench/microbench/atomics.sh [OUTDIR]
-# Writes OUTDIR/h100_atomics_raw.csv (times), OUTDIR/h100_atomics_ncu.csv (ncu --csv,
-# one launch per configuration in the order of the times file) and OUTDIR/h100_atomics_env.txt.
+# Writes OUTDIR/${gpu}_atomics_raw.csv (times), OUTDIR/${gpu}_atomics_ncu.csv (ncu --csv,
+# one launch per configuration in the order of the times file) and OUTDIR/${gpu}_atomics_env.txt.
 here="$(cd "$(dirname "$0")" && pwd)"
 . "$here/common.sh"
 $NVCC -O3 -arch="$ARCH" -std=c++17 -o "$build/atomics" "$here/atomics.cu"
@@ -13,8 +13,8 @@ $NVCC -O3 -arch="$ARCH" -std=c++17 -o "$build/atomics" "$here/atomics.cu"
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv
   echo "--- SASS of the atomic instructions"
   cuobjdump -sass "$build/atomics" | grep -E "Function|ATOMG|REDG|RED\.|ATOM\." || true
-} > "$out/h100_atomics_env.txt" 2>&1
-"$build/atomics" > "$out/h100_atomics_raw.csv"
+} > "$out/${gpu}_atomics_env.txt" 2>&1
+"$build/atomics" > "$out/${gpu}_atomics_raw.csv"
 # Candidate metrics; ncu refuses an unknown name, so keep those this version lists.
 ncu --query-metrics > "$build/known.txt" 2>&1 || true
 want=""
@@ -33,11 +33,11 @@ for m in \
   lts__t_sectors.sum lts__t_sectors.max dram__bytes_read.sum dram__bytes_write.sum; do
   base=${m%.*}
   [[ $base == *.* ]] && base=${base%.*}
-  if grep -q -w "$base" "$build/known.txt"; then want="$want,$m"; else echo "not in this ncu: $m" >> "$out/h100_atomics_env.txt"; fi
+  if grep -q -w "$base" "$build/known.txt"; then want="$want,$m"; else echo "not in this ncu: $m" >> "$out/${gpu}_atomics_env.txt"; fi
 done
-grep -i -E "atom|_red" "$build/known.txt" > "$out/h100_ncu_atomic_metric_names.txt" || true
+grep -i -E "atom|_red" "$build/known.txt" > "$out/${gpu}_ncu_atomic_metric_names.txt" || true
 ncu --clock-control none --cache-control all --csv --metrics "${want#,}" \
-  "$build/atomics" profile 2> "$build/ncu.log" | grep -v "^==" > "$out/h100_atomics_ncu.csv" \
+  "$build/atomics" profile 2> "$build/ncu.log" | grep -v "^==" > "$out/${gpu}_atomics_ncu.csv" \
   || { tail -20 "$build/ncu.log"; exit 1; }
 rm -rf "$build"
-echo "wrote $out/h100_atomics_raw.csv and h100_atomics_ncu.csv"
+echo "wrote $out/${gpu}_atomics_raw.csv and ${gpu}_atomics_ncu.csv"

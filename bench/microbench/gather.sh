@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build and run the gather benchmark (gather.cu: what a gather's scattered sectors cost).
 #   bash bench/microbench/gather.sh [OUTDIR]
-# Writes OUTDIR/h100_gather_raw.csv (times), OUTDIR/h100_gather_env.txt and OUTDIR/gather.ptx
+# Writes OUTDIR/${gpu}_gather_raw.csv (times), OUTDIR/${gpu}_gather_env.txt and OUTDIR/gather.ptx
 # (the kernels' PTX, to simulate the same launches with ptx2idg beside the measurement).
 here="$(cd "$(dirname "$0")" && pwd)"
 . "$here/common.sh"

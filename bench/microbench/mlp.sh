@@ -2,7 +2,7 @@
 # Build and run the memory-parallelism benchmark (mlp.cu: DRAM throughput against the
 # requests in flight per SM).
 #   bash bench/microbench/mlp.sh [OUTDIR]
-# Writes OUTDIR/h100_mlp_raw.csv (times), OUTDIR/h100_mlp_env.txt and OUTDIR/mlp.ptx (the
+# Writes OUTDIR/${gpu}_mlp_raw.csv (times), OUTDIR/${gpu}_mlp_env.txt and OUTDIR/mlp.ptx (the
 # kernels' PTX, to simulate the same launches with ptx2idg beside the measurement).
 here="$(cd "$(dirname "$0")" && pwd)"
 . "$here/common.sh"

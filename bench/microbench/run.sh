@@ -1,22 +1,22 @@
 #!/usr/bin/env bash
 # Build and run the λ/Λ microbenchmark suite on the current GPU.
 #   bash bench/microbench/run.sh [OUTDIR]
-# Writes OUTDIR/h100_raw.csv (benchmark rows), OUTDIR/h100_env.txt (driver,
+# Writes OUTDIR/${gpu}_raw.csv (benchmark rows), OUTDIR/${gpu}_env.txt (driver,
 # clocks, toolchain, commands), OUTDIR/sass.txt.gz (disassembly, to check the
-# PTX->SASS mapping; not committed) and OUTDIR/h100_sass_summary.txt (its
+# PTX->SASS mapping; not committed) and OUTDIR/${gpu}_sass_summary.txt (its
 # per-kernel opcode histogram). OUTDIR defaults to bench/microbench/data.
 here="$(cd "$(dirname "$0")" && pwd)"
 . "$here/common.sh"
 build_cmd="$NVCC -O3 -arch=$ARCH -std=c++17 -o $build/mb $here/arith.cu $here/memory.cu $here/special.cu $here/launch.cu"
-env_file="$out/h100_env.txt"
+env_file="$out/${gpu}_env.txt"
 {
   env_header "$NVCC -O3 -arch=$ARCH -std=c++17 -o mb arith.cu memory.cu special.cu launch.cu"
-  echo "run: ./mb all > h100_raw.csv"
+  echo "run: ./mb all > ${gpu}_raw.csv"
   echo "--- nvidia-smi before"
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,power.draw,temperature.gpu,pstate --format=csv
 } > "$env_file" 2>&1
 $build_cmd
-"$build/mb" all > "$out/h100_raw.csv" &
+"$build/mb" all > "$out/${gpu}_raw.csv" &
 pid=$!
 # Sample the clocks while the suite runs: the SM clock under load is what
 # converts cycles into seconds.
@@ -33,6 +33,6 @@ wait "$pid"
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem --format=csv
 } >> "$env_file" 2>&1
 cuobjdump -sass "$build/mb" | gzip -9 > "$out/sass.txt.gz" || true
-python3 "$here/sass_summary.py" "$out/sass.txt.gz" > "$out/h100_sass_summary.txt" || true
+python3 "$here/sass_summary.py" "$out/sass.txt.gz" > "$out/${gpu}_sass_summary.txt" || true
 rm -rf "$build"
-echo "wrote $out/h100_raw.csv ($(wc -l < "$out/h100_raw.csv") lines)"
+echo "wrote $out/${gpu}_raw.csv ($(wc -l < "$out/${gpu}_raw.csv") lines)"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build and run the warpgroup-MMA benchmark (wgmma.cu) on the current GPU (sm_90a).
 #   bash bench/microbench/wgmma.sh [OUTDIR]
-# Writes OUTDIR/h100_wgmma_raw.csv (the λ/Λ suite's row format) and OUTDIR/h100_wgmma_env.txt
+# Writes OUTDIR/${gpu}_wgmma_raw.csv (the λ/Λ suite's row format) and OUTDIR/${gpu}_wgmma_env.txt
 # (driver, clocks, toolchain, the HGMMA instructions ptxas emitted).
 here="$(cd "$(dirname "$0")" && pwd)"
 . "$here/common.sh"

@@ -6,11 +6,16 @@ OUT/parts/<nn>/ (suite.toml, data/timings.csv, timings_repeat.csv, checks.csv,
 checks_repeat.csv); they are kept here as data/parts/<nn>/ (the same files, flat), the ncu
 CSVs as data/ncu/<id>.csv, env.txt and clocks_during_run.csv as data/. This script writes the
 suite's suite.toml and data/timings.csv, timings_repeat.csv, checks.csv, checks_repeat.csv
+and samples.csv (where the parts have it)
 from the parts, in part order (= `bench list` order), so that `ptx2idg eval bench/corpus_suite`
 reads one suite (format: docs/rodinia-suite.md). A kernel without data/ncu/<id>.csv is left
 out of the manifest (its timings stay in the CSVs) and named on standard output.
 
-    bench/corpus_suite/scripts/merge.py
+    bench/corpus_suite/scripts/merge.py [DIR]
+
+DIR (default: the suite's folder) holds the measurement of another GPU in the same layout
+(DIR/data/parts/, DIR/data/ncu/; bench/corpus_suite/h200/); its manifest names the suite's
+PTX and sources relative to DIR.
 """
 import os
 import sys
@@ -20,8 +25,7 @@ SUITE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(SUITE, "..", "..", "ptx_samples", "heldout", "scripts"))
 from merge import header_values, join_csvs  # noqa: E402
 
-PARTS = os.path.join(SUITE, "data", "parts")
-CSVS = ["timings.csv", "timings_repeat.csv", "checks.csv", "checks_repeat.csv"]
+CSVS = ["timings.csv", "timings_repeat.csv", "checks.csv", "checks_repeat.csv", "samples.csv"]
 SAME = ["device", "sm_count", "l2_bytes", "smem_per_sm_bytes", "cuda_driver_version"]
 
 
@@ -34,7 +38,23 @@ def split_manifest(text):
     return text[: i + 1], chunks
 
 
+def relocate(chunk, into):
+    """The kernel's `ptx` and `source` paths (relative to the suite, as the driver writes
+    them) made relative to `into`."""
+    out = []
+    for line in chunk.splitlines(keepends=True):
+        for key in ("ptx = \"", "source = \""):
+            if line.startswith(key):
+                path = line[len(key):].split('"')[0]
+                rel = os.path.relpath(os.path.join(SUITE, path), into)
+                line = f'{key}{rel}"\n'
+        out.append(line)
+    return "".join(out)
+
+
 def main():
+    into = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else SUITE
+    PARTS = os.path.join(into, "data", "parts")
     parts = sorted(p for p in os.listdir(PARTS) if os.path.exists(os.path.join(PARTS, p, "suite.toml")))
     if not parts:
         sys.exit("no measured part under data/parts/")
@@ -52,15 +72,15 @@ def main():
             if kid in ids:
                 sys.exit(f"part {p}: kernel {kid} measured twice")
             ids.add(kid)
-            if not os.path.exists(os.path.join(SUITE, "data", "ncu", kid + ".csv")):
+            if not os.path.exists(os.path.join(into, "data", "ncu", kid + ".csv")):
                 left.append(kid)
                 continue
-            kernels.append(c.rstrip("\n") + "\n")
+            kernels.append(relocate(c, into).rstrip("\n") + "\n")
     header = header.replace("written by host/bench.cpp (bench time)",
                             "joined by scripts/merge.py from data/parts/ (bench time)")
-    with open(os.path.join(SUITE, "suite.toml"), "w") as f:
+    with open(os.path.join(into, "suite.toml"), "w") as f:
         f.write(header.rstrip("\n") + "\n\n" + "\n".join(kernels))
-    join_csvs(PARTS, parts, CSVS, os.path.join(SUITE, "data"), "part")
+    join_csvs(PARTS, parts, CSVS, os.path.join(into, "data"), "part")
     print(f"merged {len(kernels)} kernels from {len(parts)} parts")
     if left:
         print(f"left out for want of ncu counters ({len(left)}): {' '.join(left)}")
