@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Turn the raw microbenchmark CSV into the ptx2idg GPU profile of the H100.
+"""Turn the raw microbenchmark CSVs into the ptx2idg GPU profile of an H100 or an H200.
 
-    python3 bench/microbench/gen_profile.py \
-        [--raw bench/microbench/data/h100_raw.csv] \
-        [--env bench/microbench/data/h100_env.txt] \
-        [--out crates/gpu/profiles/hopper-h100.toml]
+    python3 bench/microbench/gen_profile.py [--gpu h100|h200] [--out PROFILE.toml]
+
+reads bench/microbench/data/<gpu>_*.csv (written by profile_gpu.sh with GPU=<gpu>; each file
+can be named with its own option) and writes crates/gpu/profiles/hopper-<gpu>.toml.
 
 Python 3 standard library only. Every number in the profile is derived from a
 row of the raw CSV by a rule written next to it below (and listed in
@@ -470,6 +470,28 @@ def l2_hit_curve(path, l2_bytes, written_weight):
     return points
 
 
+def l2_half_hits(path):
+    """MiB at which half the re-reads still hit L2 in l2_reuse.cu's two sweeps: re-reading S
+    alone (`reread`) and re-reading S while writing as much (`reread_write`); where the time
+    per byte lies halfway between the all-hit (smallest S) and the all-miss rate (the largest
+    footprints), linearly between measured points."""
+    def half(kind):
+        bw = {}
+        with open(path, newline="") as f:
+            for r in csv.reader(f):
+                if len(r) > 3 and r[0] == "l2" and r[1] == kind:
+                    bw[int(r[2].split("_")[0])] = float(r[3])
+        sizes = sorted(bw)
+        hit, miss = 1 / bw[sizes[0]], 1 / bw[sizes[-1]]
+        mid = (hit + miss) / 2
+        for lo, hi in zip(sizes, sizes[1:]):
+            a, b = 1 / bw[lo], 1 / bw[hi]
+            if a < mid <= b:
+                return lo + (hi - lo) * (mid - a) / (b - a)
+        sys.exit(f"gen_profile: the {kind} sweep of {path} never falls halfway to its miss rate")
+    return half("reread"), half("reread_write")
+
+
 def overlaps_dram(path, kind, slack=1.05):
     """Whether `kind`'s instructions run beside a DRAM stream (mio_dram_mix.cu): at every
     mix, the kernel doing both takes at most `slack` times the longer of the two alone.
@@ -538,32 +560,57 @@ def scattered(path, sm_count, clock_mhz):
     return {"l2": per(l2), "dram": per(dram), "l2_rate": l2, "dram_rate": dram}
 
 
+#: The profiles this generator writes: file prefix -> (profile name, display name).
+GPUS = {
+    "h100": ("hopper-h100", "NVIDIA H100 80GB HBM3 (SXM5)"),
+    "h200": ("hopper-h200", "NVIDIA H200 (SXM, 141 GB HBM3e)"),
+}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--raw", default=os.path.join(HERE, "data", "h100_raw.csv"))
-    ap.add_argument("--env", default=os.path.join(HERE, "data", "h100_env.txt"))
-    ap.add_argument("--launch-raw", default=os.path.join(HERE, "data", "h100_launch_raw.csv"),
-                    help="raw CSV of `mb launch` (block dispatch)")
-    ap.add_argument("--bandwidth-raw", default=os.path.join(HERE, "data", "h100_bandwidth_raw.csv"),
-                    help="raw CSV of `mbw` (device bandwidth, launch overhead)")
-    ap.add_argument("--bw-peak-raw", default=os.path.join(HERE, "data", "h100_bw_peak_raw.csv"),
-                    help="raw CSV of bw_peak.sh (device bandwidth with more loads in flight)")
-    ap.add_argument("--atomics-ncu", default=os.path.join(HERE, "data", "h100_atomics_ncu.csv"),
-                    help="ncu CSV of `atomics profile` (atomics.sh): the L2 slice's atomic rate")
-    ap.add_argument("--wgmma-raw", default=os.path.join(HERE, "data", "h100_wgmma_raw.csv"),
-                    help="raw CSV of wgmma.sh: the warpgroup MMA's λ, Λ and subsystem")
-    ap.add_argument("--gather-raw", default=os.path.join(HERE, "data", "h100_gather_raw.csv"),
-                    help="raw CSV of gather.sh: what a scattered sector costs")
-    ap.add_argument("--loaded-latency-raw", default=os.path.join(HERE, "data", "h100_loaded_latency_raw.csv"),
-                    help="raw CSV of loaded_latency.sh: DRAM latency under load")
-    ap.add_argument("--mio-dram-mix-raw", default=os.path.join(HERE, "data", "h100_mio_dram_mix_raw.csv"),
+    ap.add_argument("--gpu", default="h100", choices=sorted(GPUS),
+                    help="the prefix of the data files (data/<gpu>_*.csv) and the profile written")
+    ap.add_argument("--raw")
+    ap.add_argument("--env")
+    ap.add_argument("--launch-raw",
+                    help="raw CSV of `mb launch` (block dispatch); default <gpu>_launch_raw.csv, "
+                         "else the raw CSV (a full `mb all` writes the launch rows there)")
+    ap.add_argument("--bandwidth-raw", help="raw CSV of `mbw` (device bandwidth, launch overhead)")
+    ap.add_argument("--bw-peak-raw", help="raw CSV of bw_peak.sh (device bandwidth with more loads in flight)")
+    ap.add_argument("--atomics-ncu", help="ncu CSV of `atomics profile` (atomics.sh): the L2 slice's atomic rate")
+    ap.add_argument("--wgmma-raw", help="raw CSV of wgmma.sh: the warpgroup MMA's λ, Λ and subsystem")
+    ap.add_argument("--gather-raw", help="raw CSV of gather.sh: what a scattered sector costs")
+    ap.add_argument("--loaded-latency-raw", help="raw CSV of loaded_latency.sh: DRAM latency under load")
+    ap.add_argument("--mio-dram-mix-raw",
                     help="raw CSV of mio_dram_mix.cu: shuffles and shared loads beside a DRAM stream")
-    ap.add_argument("--cp-async-raw", default=os.path.join(HERE, "data", "h100_cp_async_raw.csv"),
-                    help="raw CSV of cp_async.sh: cp.async against ld.global of the same bytes")
+    ap.add_argument("--cp-async-raw", help="raw CSV of cp_async.sh: cp.async against ld.global of the same bytes")
+    ap.add_argument("--l2-reuse-raw", help="raw CSV of l2_reuse.cu: re-reads that still hit L2")
+    # The SASS expansion is a property of the architecture's ptxas (sm_90 for both Hoppers).
     ap.add_argument("--sass-expansion", default=os.path.join(ROOT, "bench", "sass", "h100_expansion.toml"),
                     help="[sass_expansion] table written by bench/sass/expansion.py, copied verbatim")
-    ap.add_argument("--out", default=os.path.join(ROOT, "crates", "gpu", "profiles", "hopper-h100.toml"))
+    ap.add_argument("--unified",
+                    help="[unified_model] section written by fit_unified, copied verbatim; default "
+                         "bench/unified/data/<gpu>/unified_model.toml where it exists")
+    ap.add_argument("--out", help="default crates/gpu/profiles/<profile name>.toml")
     a = ap.parse_args()
+    data = lambda name: os.path.join(HERE, "data", f"{a.gpu}_{name}")
+    for arg, name in (("raw", "raw.csv"), ("env", "env.txt"), ("bandwidth_raw", "bandwidth_raw.csv"),
+                      ("bw_peak_raw", "bw_peak_raw.csv"), ("atomics_ncu", "atomics_ncu.csv"),
+                      ("wgmma_raw", "wgmma_raw.csv"), ("gather_raw", "gather_raw.csv"),
+                      ("loaded_latency_raw", "loaded_latency_raw.csv"),
+                      ("mio_dram_mix_raw", "mio_dram_mix_raw.csv"), ("cp_async_raw", "cp_async_raw.csv"),
+                      ("l2_reuse_raw", "l2_reuse_raw.csv")):
+        if getattr(a, arg) is None:
+            setattr(a, arg, data(name))
+    if a.launch_raw is None:
+        a.launch_raw = data("launch_raw.csv") if os.path.exists(data("launch_raw.csv")) else a.raw
+    if a.unified is None:
+        a.unified = os.path.join(ROOT, "bench", "unified", "data", a.gpu, "unified_model.toml")
+    profile_name, display_name = GPUS[a.gpu]
+    if a.out is None:
+        a.out = os.path.join(ROOT, "crates", "gpu", "profiles", f"{profile_name}.toml")
+    rel = lambda path: os.path.relpath(path, ROOT)
     raw = Raw(a.raw)
     env = parse_env(a.env)
     launch = launch_costs(Raw(a.launch_raw))
@@ -588,10 +635,10 @@ def main():
     o = []
     w = o.append
     by = {c[0]: c for c in classes}
-    w("# ptx2idg GPU profile: NVIDIA H100 80GB HBM3 (Hopper, sm_90), measured by us.")
-    w("# GENERATED by bench/microbench/gen_profile.py from bench/microbench/data/h100_raw.csv")
-    w("# h100_launch_raw.csv, h100_bandwidth_raw.csv, h100_atomics_ncu.csv, h100_wgmma_raw.csv,")
-    w("# h100_cp_async_raw.csv and h100_mio_dram_mix_raw.csv;")
+    w(f"# ptx2idg GPU profile: {display_name} (Hopper, sm_90), measured by us.")
+    w(f"# GENERATED by bench/microbench/gen_profile.py --gpu {a.gpu} from bench/microbench/data/{a.gpu}_*")
+    w("# (raw, launch, bandwidth, bw_peak, atomics, wgmma, gather, loaded_latency, cp_async,")
+    w("# mio_dram_mix, l2_reuse);")
     w("# do not edit by hand: re-run the suite and the generator (bench/microbench/README.md).")
     w("#")
     w(f"# measured:        {env['date']} on {env['gpu']}, driver {env['driver']}")
@@ -603,7 +650,7 @@ def main():
       + " MHz (clock64 cycles / globaltimer ns: at start, after the arithmetic part, at end)")
     w("# commands:        bash bench/microbench/run.sh bench/microbench/data")
     w(f"#                  (= {env['build']} ; {env['run']})")
-    w("#                  python3 bench/microbench/gen_profile.py")
+    w(f"#                  python3 bench/microbench/gen_profile.py --gpu {a.gpu}")
     w("# units:           λ = cycles per warp instruction per SM (issue/throughput cost), from a")
     w("#                  resident full grid of independent chains; Λ = cycles from issue until a")
     w("#                  dependent instruction may issue, from one warp running a dependent chain.")
@@ -643,25 +690,29 @@ def main():
       f"DRAM write {raw.get('st.global', 'bandwidth', 'dram_write_v4'):.2f}, "
       f"L2 read {raw.get('ld.global', 'bandwidth', 'l2_read_v4'):.2f}, "
       f"L1 read {raw.get('ld.global', 'bandwidth', 'l1_read_v4'):.2f}.")
-    w("# Device-wide bandwidth (mbw, data/h100_bandwidth_raw.csv), GB/s as event-timed, by")
+    w(f"# Device-wide bandwidth (mbw, {rel(a.bandwidth_raw)}), GB/s as event-timed, by")
     w("# level and reads:writes: " + ", ".join(
         f"{r['param']}:{r['value']:.0f}" for r in Raw(a.bandwidth_raw).rows
         if r["class"] == "bandwidth" and r["unit"] == "GB/s"))
-    w("# and with 4 or 8 float4 per thread in flight (bw_peak.cu, data/h100_bw_peak_raw.csv): " + ", ".join(
+    w(f"# and with 4 or 8 float4 per thread in flight (bw_peak.cu, {rel(a.bw_peak_raw)}): " + ", ".join(
         f"{r['param']}:{r['value']:.0f}" for r in Raw(a.bw_peak_raw).rows
         if r["class"] == "bandwidth" and r["unit"] == "GB/s"))
     cpa = Raw(a.cp_async_raw)
     w("# cp.async against ld.global of the same 512 B per warp instruction (cp_async.cu,")
-    w("# data/h100_cp_async_raw.csv), cycles per warp instruction per SM: "
+    w(f"# {rel(a.cp_async_raw)}), cycles per warp instruction per SM: "
       + ", ".join(f"{r['class']} {r['param'].split(';')[0]}:{r['value']:.2f}" for r in cpa.rows
                   if r["kind"] == "throughput" and r["param"].endswith("ilp=4")))
     w("# A coalesced copy costs what the load costs at each level, so cp.async follows ld.global")
     w("# (sized by the sectors it reads); the suite's row (lanes 64 B apart, one destination per")
     w("# 16 copies, which the hardware partly drops) is listed below as cp.async.strided only.")
-    w("# Shuffles beside a DRAM stream (mio_dram_mix.cu, data/h100_mio_dram_mix_raw.csv): the kernel")
+    w(f"# Shuffles beside a DRAM stream (mio_dram_mix.cu, {rel(a.mio_dram_mix_raw)}): the kernel")
     w(f"# doing both takes at most {shfl_worst:.3f} x the longer of the two alone (4 to 32 shuffles per")
-    w(f"# float4 load), so shuffles run on a pipe of their own (shared loads do not: up to {lds_worst:.2f} x).")
-    w("# Block dispatch (mb launch, data/h100_launch_raw.csv), cycles per block per SM by")
+    if shfl_apart:
+        w(f"# float4 load), so shuffles run on a pipe of their own (shared loads do not: up to {lds_worst:.2f} x).")
+    else:
+        w(f"# float4 load), past 1.05, so shuffles stay on the memory subsystem as shared loads do"
+          f" (up to {lds_worst:.2f} x).")
+    w(f"# Block dispatch (mb launch, {rel(a.launch_raw)}), cycles per block per SM by")
     w("# threads per block and resident blocks: "
       + ", ".join(f"{t}t/{b}b:{v:.0f}" for t, b, v in launch["rows"]))
     w("#")
@@ -669,9 +720,10 @@ def main():
     for name, sub, lam, L, how in classes:
         w(f"#   {name:24s} {sub:5s} {fmt(lam):>10s} {fmt(L):>9s}  {how}")
     w("")
-    w('name = "hopper-h100"')
-    w('display_name = "NVIDIA H100 80GB HBM3 (SXM5)"')
+    w(f'name = "{profile_name}"')
+    w(f'display_name = "{display_name}"')
     w('architecture = "Hopper"')
+    w('sass_arch = "sm_90"')
     w('vendor = "NVIDIA"')
     w(f"sm_count = {int(prop('sm_count'))}")
     w(f"clock_mhz = {int(round(prop('max_clock_khz') / 1000))}  # max = observed SM clock under load")
@@ -719,10 +771,13 @@ def main():
     w(f"max_shared_memory_per_block = {int(prop('shared_memory_per_block_optin'))}")
     w("max_registers_per_thread = 255")
     w(f"l2_bytes = {int(prop('l2_cache_size'))}  # device property l2_cache_size ({int(prop('l2_cache_size')) >> 20} MiB)")
-    # From data/h100_l2_reuse_raw.csv (l2_reuse.cu, its own binary): where half the re-reads
-    # still hit, reads only against reads with as many bytes written in between.
-    w("l2_written_weight = 2  # l2_reuse.cu: half the re-reads hit at 50.8 MiB read only, at 16.7 + 16.7 MiB read + written")
-    curve = l2_hit_curve(os.path.join(HERE, "data", "h100_l2_reuse_raw.csv"), int(prop("l2_cache_size")), 2)
+    # From l2_reuse.cu (its own binary): where half the re-reads still hit, reads only
+    # against reads with as many bytes written in between.
+    half_ro, half_rw = l2_half_hits(a.l2_reuse_raw)
+    weight = round((half_ro - half_rw) / half_rw)
+    w(f"l2_written_weight = {weight}  # l2_reuse.cu: half the re-reads hit at {half_ro:.1f} MiB read only, "
+      f"at {half_rw:.1f} + {half_rw:.1f} MiB read + written")
+    curve = l2_hit_curve(a.l2_reuse_raw, int(prop("l2_cache_size")), weight)
     w("l2_hit_curve = [" + ", ".join(f"[{x}, {h}]" for x, h in curve) + "]"
       "  # l2_reuse.cu: thousandths of re-reads hitting against the footprint (written x2) in thousandths of L2, re-reading S while writing S")
     w("")
@@ -758,7 +813,9 @@ def main():
       f"{atomic['clock']:.0f} MHz / {atomic['cycles']:.3f} cycles per sector, median of "
       f"{atomic['n']} slice-bound launches ({atomic['lo']:.2f}-{atomic['hi']:.2f}), atomics.cu")
     w("")
-    ll = loaded_latency_fit.unified(a.loaded_latency_raw)
+    # u against this GPU's own sustained rates, as the profile writes them.
+    ll = loaded_latency_fit.unified(a.loaded_latency_raw, tuple(
+        round(bw[("dram", rd, wr)]) for rd, wr in ((1, 0), (1, 1), (0, 1))))
     w("[loaded_latency]  # DRAM Λ under load (loaded_latency.cu): Λ0 (1 + (reads u^reads_exp + writes w u^writes_exp) / (1 - u / capacity)), "
       f"u the DRAM utilization, w the write share; RMS {ll['rms']:.1f} % over {ll['points']} points")
     w(f"reads = {ll['a']:.4g}")
@@ -771,17 +828,25 @@ def main():
     for lvl in ("dram", "l2", "l1", "shared", "local", "constant"):
         lam, L, how = memory[lvl]
         w(f"{lvl:8s} = {{ lambda = {fmt(lam)}, latency = {fmt(L)} }}  # {how}")
-    sc = scattered(a.gather_raw, sm_count=132, clock_mhz=1980.0)
+    sm_count, clock_mhz = int(prop("sm_count")), round(prop("max_clock_khz") / 1000)
+    sc = scattered(a.gather_raw, sm_count=sm_count, clock_mhz=float(clock_mhz))
     if sc:
         w("")
         w("[scattered]  # cycles per SM per sector when every sector of a load is a line of its own: "
-          "132 SMs x 1980 MHz / the saturated rate of uniform random gathers (gather.cu)")
+          f"{sm_count} SMs x {clock_mhz} MHz / the saturated rate of uniform random gathers (gather.cu)")
         w(f"l2_cycles_per_sector = {sc['l2']:.3f}  # {sc['l2_rate']:.1f} G sectors/s from a 4 MiB table")
         w(f"dram_cycles_per_sector = {sc['dram']:.3f}  # {sc['dram_rate']:.1f} G sectors/s from a 1 GiB table")
-        w('source = "bench/microbench/data/h100_gather_raw.csv (gather.sh, 2026-11-28)"')
+        gather_date = parse_env(a.gather_raw.replace("_raw.csv", "_env.txt"))["date"][:10]
+        w(f'source = "{rel(a.gather_raw)} (gather.sh, {gather_date})"')
     if os.path.exists(a.sass_expansion):
         w("")
         with open(a.sass_expansion) as f:
+            o.extend(f.read().rstrip("\n").splitlines())
+    if os.path.exists(a.unified):
+        w("")
+        w("# The unified hardware-fitted model (Stevens & Klöckner): seconds per counted property, fitted by")
+        w("# fit_unified to bench/unified's measurement kernels timed on this GPU (docs/models.md).")
+        with open(a.unified) as f:
             o.extend(f.read().rstrip("\n").splitlines())
     text = "\n".join(o).rstrip("\n") + "\n"
     os.makedirs(os.path.dirname(a.out), exist_ok=True)

@@ -3,6 +3,12 @@
 latency" section (Python 3 standard library only).
 
     python3 bench/microbench/loaded_latency_fit.py [data/h100_loaded_latency_raw.csv]
+        [--peaks READ,MIXED,WRITE]
+
+The benchmark writes each launch's utilization u against the H100's sustained DRAM rates
+(2937 GB/s reads only, 2827 at 1:1, 3171 writes only, linear between; loaded_latency.cu);
+--peaks (another GPU's [bandwidth] dram_read, dram_mixed, dram_write) rescales u to that GPU's
+own rates, as gen_profile.py does for the H200.
 
 Per configuration the five launches are averaged. Λ0 is the mean latency of the unloaded
 launches (no streamers). A mix's curve is its smooth sweeps (ladder and occupancy, plus the
@@ -23,7 +29,22 @@ MIXES = [  # name, rw column, write share of the bytes, sweeps
 ]
 
 
-def load(path):
+#: The rates loaded_latency.cu measures u against (profile_bw there: the H100's).
+BENCH_PEAKS = (2937.0, 2827.0, 3171.0)
+
+#: Read fraction of the bytes by the benchmark's rw column (reads only, 1:1, 2:1).
+READ_FRACTION = {"0": 1.0, "1": 0.5, "2": 2.0 / 3.0}
+
+
+def sustained(peaks, f):
+    """The sustained DRAM rate at read fraction f: linear between writes only, 1:1 and reads
+    only (docs/simulator.md), `peaks` = (read, mixed, write) GB/s."""
+    read, mixed, write = peaks
+    return mixed + (f - 0.5) / 0.5 * (read - mixed) if f >= 0.5 else write + f / 0.5 * (mixed - write)
+
+
+def load(path, peaks=None):
+    """Configurations averaged over their launches; `peaks` rescales u (module docstring)."""
     groups = {}
     for r in csv.DictReader(open(path)):
         key = tuple(r[c] for c in ("sweep", "rw", "isolate", "blocks_per_sm", "warps_per_block",
@@ -32,8 +53,10 @@ def load(path):
     out = []
     for key, rs in groups.items():
         avg = lambda c: sum(float(r[c]) for r in rs) / len(rs)
+        f = READ_FRACTION[key[1]]
+        scale = sustained(BENCH_PEAKS, f) / sustained(peaks, f) if peaks else 1.0
         out.append(dict(sweep=key[0], rw=key[1], nb=int(key[3]), w=int(key[4]), d=int(key[5]),
-                        sleep=int(key[6]), bw=avg("bw_gbs"), u=avg("u"), mean=avg("lat_mean"),
+                        sleep=int(key[6]), bw=avg("bw_gbs"), u=avg("u") * scale, mean=avg("lat_mean"),
                         median=avg("lat_median"), p90=avg("lat_p90"), p99=avg("lat_p99"),
                         it=avg("stream_iter_cycles"),
                         spread=max(float(r["lat_mean"]) for r in rs) -
@@ -137,9 +160,9 @@ def mix_curve(rows, rw, sweeps, l0):
     return pts, curve
 
 
-def unified(path):
+def unified(path, peaks=None):
     """The one-form fit over every mix (what gen_profile.py writes as [loaded_latency])."""
-    rows = load(path)
+    rows = load(path, peaks)
     l0, _ = unloaded_latency(rows)
     every = []
     for _, rw, wshare, sweeps in MIXES:
@@ -151,9 +174,14 @@ def unified(path):
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
-    path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "data",
-                                                               "h100_loaded_latency_raw.csv")
-    rows = load(path)
+    args = sys.argv[1:]
+    peaks = None
+    if "--peaks" in args:
+        i = args.index("--peaks")
+        peaks = tuple(float(x) for x in args[i + 1].split(","))
+        del args[i:i + 2]
+    path = args[0] if args else os.path.join(here, "data", "h100_loaded_latency_raw.csv")
+    rows = load(path, peaks)
     l0, unloaded = unloaded_latency(rows)
     med0 = sum(r["median"] for r in unloaded) / len(unloaded)
     print(f"unloaded: mean {l0:.1f} cycles, median {med0:.0f} ({len(unloaded)} configurations)")

@@ -11,12 +11,13 @@ from the parts, in part order (= `bench list` order), so that `ptx2idg eval benc
 reads one suite (format: docs/rodinia-suite.md). A kernel without data/ncu/<id>.csv is left
 out of the manifest (its timings stay in the CSVs) and named on standard output.
 
-    bench/corpus_suite/scripts/merge.py [DIR]
+    bench/corpus_suite/scripts/merge.py [--gpu GPU]
 
-DIR (default: the suite's folder) holds the measurement of another GPU in the same layout
-(DIR/data/parts/, DIR/data/ncu/; bench/corpus_suite/h200/); its manifest names the suite's
-PTX and sources relative to DIR.
+With --gpu (h200), the measurement of another GPU kept in the same layout under GPU/
+(GPU/data/parts/, GPU/data/ncu/, ...) is joined into the manifest suite-GPU.toml, which
+names the same PTX and its data under GPU/ (docs/rodinia-suite.md, "Other GPUs").
 """
+import argparse
 import os
 import sys
 
@@ -38,22 +39,24 @@ def split_manifest(text):
     return text[: i + 1], chunks
 
 
-def relocate(chunk, into):
-    """The kernel's `ptx` and `source` paths (relative to the suite, as the driver writes
-    them) made relative to `into`."""
+def relocate(chunk, prefix):
+    """The kernel's data paths (`timings`, `ncu`) under `prefix`."""
     out = []
     for line in chunk.splitlines(keepends=True):
-        for key in ("ptx = \"", "source = \""):
+        for key in ("timings = \"", "ncu = \""):
             if line.startswith(key):
-                path = line[len(key):].split('"')[0]
-                rel = os.path.relpath(os.path.join(SUITE, path), into)
-                line = f'{key}{rel}"\n'
+                line = key + prefix + line[len(key):]
         out.append(line)
     return "".join(out)
 
 
 def main():
-    into = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else SUITE
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--gpu", help="join GPU/data/ into suite-GPU.toml (default: data/ into suite.toml)")
+    gpu = ap.parse_args().gpu
+    prefix = f"{gpu}/" if gpu else ""
+    into = os.path.join(SUITE, gpu) if gpu else SUITE
+    manifest = f"suite-{gpu}.toml" if gpu else "suite.toml"
     PARTS = os.path.join(into, "data", "parts")
     parts = sorted(p for p in os.listdir(PARTS) if os.path.exists(os.path.join(PARTS, p, "suite.toml")))
     if not parts:
@@ -75,10 +78,16 @@ def main():
             if not os.path.exists(os.path.join(into, "data", "ncu", kid + ".csv")):
                 left.append(kid)
                 continue
-            kernels.append(relocate(c, into).rstrip("\n") + "\n")
+            kernels.append(relocate(c, prefix).rstrip("\n") + "\n")
     header = header.replace("written by host/bench.cpp (bench time)",
                             "joined by scripts/merge.py from data/parts/ (bench time)")
-    with open(os.path.join(into, "suite.toml"), "w") as f:
+    if gpu:
+        header = relocate(header, prefix).replace('\nenv = "', f'\nenv = "{prefix}').replace(
+            '\nsamples = "', f'\nsamples = "{prefix}')
+        header = header.replace("Paths are relative to this file.",
+                                f"Paths are relative to this file.\n# The kernels of suite.toml as "
+                                f"measured on an {gpu.upper()} (its data under {prefix}).")
+    with open(os.path.join(SUITE, manifest), "w") as f:
         f.write(header.rstrip("\n") + "\n\n" + "\n".join(kernels))
     join_csvs(PARTS, parts, CSVS, os.path.join(into, "data"), "part")
     print(f"merged {len(kernels)} kernels from {len(parts)} parts")

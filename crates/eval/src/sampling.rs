@@ -36,8 +36,14 @@ use crate::Evaluation;
 /// Fewer training kernels than this and the ML model gives no prediction.
 pub const MIN_TRAINING_KERNELS: usize = 3;
 
-/// A kernel of a suite: the suite's directory (as loaded) and the kernel id.
+/// A kernel: its PTX file (as the suite names it, joined to the suite's folder) and its id.
+/// The same kernel measured on two GPUs (two manifests of one folder) is one kernel, so that
+/// leaving it out of the training leaves out both measurements.
 pub type KernelKey = (PathBuf, String);
+
+fn kernel_key(suite: &Suite, case: &KernelCase) -> KernelKey {
+    (suite.dir.join(&case.spec.ptx), case.spec.id.clone())
+}
 
 /// The ML model's training set: per kernel with samples, its rows (features, target).
 #[derive(Debug, Clone, Default)]
@@ -69,10 +75,7 @@ impl SamplingModels {
                     })
                     .collect();
                 if !rows.is_empty() {
-                    groups.push((
-                        (suite.dir.clone(), case.spec.id.clone()),
-                        Group::new(FEATURES.len(), rows),
-                    ));
+                    groups.push((kernel_key(suite, case), Group::new(FEATURES.len(), rows)));
                 }
             }
         }
@@ -82,7 +85,7 @@ impl SamplingModels {
     /// The ML model that predicts `case` (of `suite`): the regression on every other
     /// kernel's rows, λ chosen on them.
     pub fn model_for(&self, suite: &Suite, case: &KernelCase) -> Result<Ridge, String> {
-        let key = (suite.dir.clone(), case.spec.id.clone());
+        let key = kernel_key(suite, case);
         let training: Vec<&Group> = self
             .groups
             .iter()

@@ -283,11 +283,21 @@ impl Suite {
     }
 }
 
-/// Loads `dir/suite.toml` and everything it points to. `only`: kernel ids to keep (empty =
-/// all); an unknown id is an error.
-pub fn load(dir: &Path, only: &[String]) -> Result<Suite, EvalError> {
-    let manifest_path = dir.join("suite.toml");
-    let manifest_file = "suite.toml".to_string();
+/// Loads a suite and everything its manifest points to: `path` is a suite folder (its
+/// `suite.toml`) or a manifest file in one (`suite-h200.toml`: the same kernels measured on
+/// another GPU, whose data the manifest names inside the folder). `only`: kernel ids to keep
+/// (empty = all); an unknown id is an error.
+pub fn load(path: &Path, only: &[String]) -> Result<Suite, EvalError> {
+    let (dir, manifest_file) = if path.is_file() {
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        (
+            path.parent().unwrap_or_else(|| Path::new(".")),
+            name.unwrap_or_else(|| "suite.toml".into()),
+        )
+    } else {
+        (path, "suite.toml".to_string())
+    };
+    let manifest_path = dir.join(&manifest_file);
     let text = ptx::source::read_toml(&manifest_path).map_err(|e| EvalError::Io {
         file: manifest_file.clone(),
         message: e.to_string(),
@@ -316,10 +326,17 @@ pub fn load(dir: &Path, only: &[String]) -> Result<Suite, EvalError> {
             });
         }
     }
-    let timings = read_timings(&within(dir, &manifest.timings)?, &manifest.timings)?;
-    let clock_mhz = read_clock_mhz(&within(dir, &manifest.env)?, &manifest.env)?;
+    let timings = read_timings(
+        &within(dir, &manifest_file, &manifest.timings)?,
+        &manifest.timings,
+    )?;
+    let clock_mhz = read_clock_mhz(&within(dir, &manifest_file, &manifest.env)?, &manifest.env)?;
     let mut samples = match &manifest.samples {
-        Some(file) => Some(read_samples(&within(dir, file)?, file, &manifest.kernels)?),
+        Some(file) => Some(read_samples(
+            &within(dir, &manifest_file, file)?,
+            file,
+            &manifest.kernels,
+        )?),
         None => None,
     };
     let mut kernels = Vec::new();
@@ -328,8 +345,8 @@ pub fn load(dir: &Path, only: &[String]) -> Result<Suite, EvalError> {
             continue;
         }
         validate_spec(spec, &manifest_file)?;
-        let ptx = read(&within(dir, &spec.ptx)?, &spec.ptx)?;
-        let ncu_text = read(&within(dir, &spec.ncu)?, &spec.ncu)?;
+        let ptx = read(&within(dir, &manifest_file, &spec.ptx)?, &spec.ptx)?;
+        let ncu_text = read(&within(dir, &manifest_file, &spec.ncu)?, &spec.ncu)?;
         let ncu =
             profile::parse(&ncu_text, &spec.ncu).map_err(|e| bad(&spec.ncu, e.to_string()))?;
         let launches = &ncu
@@ -689,7 +706,7 @@ fn parse_clock_mhz(text: &str) -> Option<f64> {
 
 /// `dir/file` for a file the manifest names: relative, and without `..`, so that a suite reads
 /// only what its folder holds (links it holds are followed as they are).
-fn within(dir: &Path, file: &str) -> Result<std::path::PathBuf, EvalError> {
+fn within(dir: &Path, manifest: &str, file: &str) -> Result<std::path::PathBuf, EvalError> {
     use std::path::Component;
     let path = Path::new(file);
     if path
@@ -697,7 +714,7 @@ fn within(dir: &Path, file: &str) -> Result<std::path::PathBuf, EvalError> {
         .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir))
     {
         return Err(bad(
-            "suite.toml",
+            manifest,
             format!(
                 "`{file}`: files are named relative to the suite folder, without `..` or a \
                  leading `/`"

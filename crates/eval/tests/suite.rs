@@ -83,6 +83,52 @@ fn corpus_suite_loads_with_families() {
     assert_eq!(rodinia.kernels[0].spec.family, None);
 }
 
+/// Each bundled suite's `suite-h200.toml` (the same kernels measured on an H200, data under
+/// h200/) loads from the manifest file: the same kernels and PTX as `suite.toml`, every point
+/// matched to its own H200 launch, other times; and a manifest's paths still may not leave
+/// the folder.
+#[test]
+fn another_gpus_manifest_loads_the_same_kernels() {
+    let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    for dir in [
+        "ptx_samples/rodinia",
+        "ptx_samples/heldout",
+        "bench/corpus_suite",
+    ] {
+        let h100 = eval::load(&root.join(dir), &[]).unwrap();
+        let h200 = eval::load(&root.join(dir).join("suite-h200.toml"), &[]).unwrap();
+        assert_eq!(h200.manifest_file, "suite-h200.toml");
+        assert_eq!(h200.device, "NVIDIA H200", "{dir}");
+        assert_eq!(h200.kernels.len(), h100.kernels.len(), "{dir}");
+        let mut faster = 0;
+        for (a, b) in h100.kernels.iter().zip(&h200.kernels) {
+            assert_eq!((&a.spec.id, &a.ptx), (&b.spec.id, &b.ptx), "{dir}");
+            assert_eq!(a.points.len(), b.points.len(), "{dir} {}", a.spec.id);
+            for p in &b.points {
+                assert!(p.ncu.warp_insts_per_warp().unwrap() > 1.0, "{}", b.spec.id);
+            }
+            let top = |k: &eval::KernelCase| k.points.last().unwrap().median_us;
+            faster += usize::from(top(b) < top(a));
+        }
+        // HBM3e: most kernels run faster on the H200 at full occupancy.
+        assert!(2 * faster > h200.kernels.len(), "{dir}: {faster}");
+    }
+    let tmp = std::env::temp_dir().join(format!("ptx2idg-manifest-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let text = std::fs::read_to_string(root.join("ptx_samples/rodinia/suite-h200.toml"))
+        .unwrap()
+        .replacen("timings = \"h200/", "timings = \"../h200/", 1);
+    std::fs::write(tmp.join("other.toml"), text).unwrap();
+    let err = eval::load(&tmp.join("other.toml"), &[])
+        .unwrap_err()
+        .to_string();
+    std::fs::remove_dir_all(&tmp).unwrap();
+    assert!(
+        err.contains("other.toml") && err.contains("without `..`"),
+        "{err}"
+    );
+}
+
 /// `--counters one`: every point reads the launch of the highest measured occupancy and keeps
 /// its own timing; `All` leaves the suite as loaded.
 #[test]

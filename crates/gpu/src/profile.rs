@@ -442,9 +442,14 @@ impl GpuProfile {
         c.to_f64() / (self.clock_mhz * 1e6)
     }
 
-    /// A bundled profile by name (`h100` is an alias of `hopper-h100`).
+    /// A bundled profile by name (`h100` and `h200` are aliases of `hopper-h100` and
+    /// `hopper-h200`).
     pub fn bundled(name: &str) -> Result<GpuProfile, GpuError> {
-        let name = if name == "h100" { "hopper-h100" } else { name };
+        let name = match name {
+            "h100" => "hopper-h100",
+            "h200" => "hopper-h200",
+            other => other,
+        };
         match BUNDLED.iter().find(|(n, _)| *n == name) {
             Some((n, text)) => GpuProfile::parse(text, &format!("bundled profile {n}")),
             None => Err(GpuError::UnknownGpu {
@@ -499,6 +504,7 @@ const BUNDLED: &[(&str, &str)] = &[
         include_str!("../profiles/tonga-r9-380.toml"),
     ),
     ("hopper-h100", include_str!("../profiles/hopper-h100.toml")),
+    ("hopper-h200", include_str!("../profiles/hopper-h200.toml")),
 ];
 
 /// Names of the bundled profiles.

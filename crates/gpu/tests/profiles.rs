@@ -44,7 +44,7 @@ const TABLE4: [(f64, f64, f64); 6] = [
 
 #[test]
 fn every_bundled_profile_resolves() {
-    assert_eq!(bundled_names().len(), 7);
+    assert_eq!(bundled_names().len(), 8);
     for name in bundled_names() {
         let p = GpuProfile::bundled(name).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(p.name, name);
@@ -59,6 +59,7 @@ fn every_bundled_profile_resolves() {
         }
     }
     assert_eq!(GpuProfile::bundled("h100").unwrap().name, "hopper-h100");
+    assert_eq!(GpuProfile::bundled("h200").unwrap().name, "hopper-h200");
     assert!(GpuProfile::bundled("nope").is_err());
 }
 
@@ -186,22 +187,28 @@ fn resolved_paper_profiles() {
 }
 
 #[test]
-fn bandwidth_is_measured_on_the_h100_and_datasheet_elsewhere() {
+fn bandwidth_is_measured_on_the_hoppers_and_datasheet_elsewhere() {
     for name in gpu::bundled_names() {
         let p = gpu::GpuProfile::bundled(name).unwrap();
         let bw = p
             .bandwidth
             .unwrap_or_else(|| panic!("{name} has no [bandwidth]"));
-        let want = if name == "hopper-h100" {
+        let measured = name.starts_with("hopper-");
+        let want = if measured {
             gpu::BandwidthSource::Measured
         } else {
             gpu::BandwidthSource::Datasheet
         };
         assert_eq!(bw.source, want, "{name}");
-        assert_eq!(bw.l2.is_some(), name == "hopper-h100", "{name}");
+        assert_eq!(bw.l2.is_some(), measured, "{name}");
+        if measured {
+            assert!(p.launch.overhead_us > 1.0 && p.launch.overhead_us < 10.0);
+        }
     }
-    let h100 = gpu::GpuProfile::bundled("hopper-h100").unwrap();
-    assert!(h100.launch.overhead_us > 1.0 && h100.launch.overhead_us < 10.0);
+    // HBM3e: the H200 streams from DRAM about 1.4 times as fast as the H100's HBM3.
+    let [h100, h200] = ["h100", "h200"].map(|n| gpu::GpuProfile::bundled(n).unwrap());
+    let ratio = h200.bandwidth.unwrap().dram.read / h100.bandwidth.unwrap().dram.read;
+    assert!((1.3..1.6).contains(&ratio), "{ratio}");
 }
 
 #[test]

@@ -60,7 +60,8 @@ impl Counters {
 
 #[derive(clap::Args)]
 pub struct EvalArgs {
-    /// Suite directories holding suite.toml. The first is the tuning suite (the one the model's
+    /// Suite directories holding suite.toml, or manifest files (suite-h200.toml: the same
+    /// kernels measured on another GPU). The first is the tuning suite (the one the model's
     /// mechanisms were chosen on, ptx_samples/rodinia); the others are reported as held out.
     #[arg(required = true, num_args = 1..)]
     suites: Vec<PathBuf>,

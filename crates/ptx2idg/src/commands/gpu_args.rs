@@ -12,8 +12,8 @@ pub const DEFAULT_GPU: &str = "hopper-h100";
 
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct GpuArgs {
-    /// GPU profile: a bundled name (`ptx2idg gpus` lists them; `h100` = `hopper-h100`), or
-    /// the path of a TOML profile file. Default: hopper-h100.
+    /// GPU profile: a bundled name (`ptx2idg gpus` lists them; `h100` = `hopper-h100`,
+    /// `h200` = `hopper-h200`), or the path of a TOML profile file. Default: hopper-h100.
     #[arg(long, value_name = "NAME", conflicts_with = "gpu_file")]
     pub gpu: Option<String>,
     /// A GPU profile file (TOML, see docs/gpu-profile.md).
