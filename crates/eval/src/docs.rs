@@ -50,8 +50,14 @@ pub struct PageInput<'a> {
 
 pub fn results_page(p: &PageInput<'_>) -> String {
     let mut s = String::new();
-    s.push_str(
-        "# Evaluation on the H100: MAPE of the Pipeline model and the analytical models\n\n",
+    let device = p
+        .sections
+        .first()
+        .map_or("GPU", |x| x.evaluation.device.as_str());
+    let _ = writeln!(
+        s,
+        "# Evaluation on the {}: MAPE of the Pipeline model and the other models\n",
+        device.strip_prefix("NVIDIA ").unwrap_or(device)
     );
     let names: Vec<String> = p.sections.iter().map(|x| format!("`{}`", x.name)).collect();
     let _ = writeln!(
@@ -156,6 +162,14 @@ pub fn results_page(p: &PageInput<'_>) -> String {
          (docs/simulator.md; `--extrapolate` instead simulates 8 + 8 waves and extrapolates \
          the rest, within 3 % of the exact result).\n\n",
     );
+    if !device.contains("H100") {
+        s.push_str(
+            "Every mechanism and parameter above was chosen on the H100. On this GPU nothing \
+             was: its profile comes from its own microbenchmarks alone (bench/microbench, \
+             `gen_profile.py`), the model is the H100's, and every suite on this page, the \
+             tuning suite included, is held out.\n\n",
+        );
+    }
     if p.sections.len() > 1 {
         s.push_str(&overview(p.sections));
     }
@@ -300,12 +314,17 @@ fn section(sec: &SuiteSection<'_>, svg_dir: Option<&str>, titled: bool) -> Strin
             .filter_map(|m| {
                 ev.average(m).map(|a| {
                     format!(
-                        "{} {:.1} / {:.1} ({} of {} kernels)",
+                        "{} {:.1} / {:.1} ({} of {} kernels{})",
                         m.name(),
                         a.accuracy.mape,
                         a.accuracy.mape_shape,
                         a.kernels,
-                        ev.kernels.len()
+                        ev.kernels.len(),
+                        if a.accuracy.mape < avg.accuracy.mape {
+                            "; below the Pipeline model"
+                        } else {
+                            ""
+                        }
                     )
                 })
             })

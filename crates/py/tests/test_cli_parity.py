@@ -145,6 +145,18 @@ def test_eval_matches_cli():
         check_exact=True)
 
 
+def test_eval_of_another_gpus_manifest_matches_cli():
+    # The same kernel measured on an H200 (suite-h200.toml), with the H200's profile.
+    manifest = ROOT / "ptx_samples" / "rodinia" / "suite-h200.toml"
+    mape, points = ptx2idg.eval(manifest, gpu="h200", kernels=["nw_kernel1"])
+    cli_args = ("eval", manifest, "--gpu", "h200", "--kernel", "nw_kernel1")
+    pd.testing.assert_frame_equal(mape, cli_frame(*cli_args, "--format", "csv"), check_exact=True)
+    pd.testing.assert_frame_equal(points, cli_frame(*cli_args, "--format", "points"),
+                                  check_exact=True)
+    h100 = ptx2idg.eval(manifest.parent, kernels=["nw_kernel1"])[1]
+    assert not points["measured_wpc"].equals(h100["measured_wpc"])
+
+
 @pytest.mark.parametrize("counters", ["all", "one", "none"])
 def test_eval_counters_match_cli(counters):
     # The CLI's --counters: with none, only the top launch's instruction count is read, and

@@ -311,7 +311,9 @@ def resources(ptx, kernel=None, gpu="hopper-h100", regs=None, shared=None, sass=
 def eval(suite_dir, gpu="hopper-h100", kernels=(),  # noqa: A001 - the CLI's command name
          counters="all", sass=None):
     """The evaluation of a measured suite under the base configuration: ``(mape, points)``,
-    the tables of ``ptx2idg eval --format csv`` and ``--format points``. ``counters`` is
+    the tables of ``ptx2idg eval --format csv`` and ``--format points``. ``suite_dir`` is a
+    suite folder or a manifest file in one (``suite-h200.toml`` with ``gpu="h200"``: the
+    same kernels measured on an H200, docs/rodinia-suite.md). ``counters`` is
     ``eval --counters``: ``"all"`` (each point its own launch's counters), ``"one"`` (every
     point the counters of the launch at the highest measured occupancy) or ``"none"`` (no
     counter but that launch's instruction count, which only the trip counts of loops that
