@@ -445,6 +445,17 @@ def atomic_slice_rate(path):
 HIT_CURVE_MIB = (4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 32, 40, 48)
 
 
+def l2_reuse_rates(path, kind):
+    """l2_reuse.cu's read rate (GB/s) by footprint (MiB) in one sweep (`reread`: S re-read
+    alone; `reread_write`: S re-read while writing as much)."""
+    bw = {}
+    with open(path, newline="") as f:
+        for r in csv.reader(f):
+            if len(r) > 3 and r[0] == "l2" and r[1] == kind:
+                bw[int(r[2].split("_")[0])] = float(r[3])
+    return bw
+
+
 def l2_hit_curve(path, l2_bytes, written_weight):
     """`limits.l2_hit_curve`: the share of re-reads that hit L2 against the footprint, from
     l2_reuse.cu's sweep re-reading S MiB while writing as much (`reread_write` rows). Its read
@@ -452,11 +463,7 @@ def l2_hit_curve(path, l2_bytes, written_weight):
     44 MiB on); the share that hits is where the time per byte lies between the two. x: the
     footprint the mapper computes for such a re-read, S read plus S written weighing
     `written_weight` (3 S at weight 2), in thousandths of the L2; h in thousandths."""
-    bw = {}
-    with open(path, newline="") as f:
-        for r in csv.reader(f):
-            if len(r) > 3 and r[0] == "l2" and r[1] == "reread_write":
-                bw[int(r[2].split("_")[0])] = float(r[3])
+    bw = l2_reuse_rates(path, "reread_write")
     hit = 1 / bw[min(bw)]
     misses = [1 / v for s, v in bw.items() if s >= 44]
     miss = sum(misses) / len(misses)
@@ -476,11 +483,7 @@ def l2_half_hits(path):
     per byte lies halfway between the all-hit (smallest S) and the all-miss rate (the largest
     footprints), linearly between measured points."""
     def half(kind):
-        bw = {}
-        with open(path, newline="") as f:
-            for r in csv.reader(f):
-                if len(r) > 3 and r[0] == "l2" and r[1] == kind:
-                    bw[int(r[2].split("_")[0])] = float(r[3])
+        bw = l2_reuse_rates(path, kind)
         sizes = sorted(bw)
         hit, miss = 1 / bw[sizes[0]], 1 / bw[sizes[-1]]
         mid = (hit + miss) / 2

@@ -32,8 +32,8 @@ MIXES = [  # name, rw column, write share of the bytes, sweeps
 #: The rates loaded_latency.cu measures u against (profile_bw there: the H100's).
 BENCH_PEAKS = (2937.0, 2827.0, 3171.0)
 
-#: Read fraction of the bytes by the benchmark's rw column (reads only, 1:1, 2:1).
-READ_FRACTION = {"0": 1.0, "1": 0.5, "2": 2.0 / 3.0}
+#: Read fraction of the bytes by the benchmark's rw column.
+READ_FRACTION = {rw: 1.0 - wshare for _, rw, wshare, _ in MIXES}
 
 
 def sustained(peaks, f):

@@ -40,10 +40,11 @@ def split_manifest(text):
 
 
 def relocate(chunk, prefix):
-    """The kernel's data paths (`timings`, `ncu`) under `prefix`."""
+    """The data paths of a manifest's header or kernel (`timings`, `ncu`, `env`, `samples`)
+    under `prefix`."""
     out = []
     for line in chunk.splitlines(keepends=True):
-        for key in ("timings = \"", "ncu = \""):
+        for key in ("timings = \"", "ncu = \"", "env = \"", "samples = \""):
             if line.startswith(key):
                 line = key + prefix + line[len(key):]
         out.append(line)
@@ -82,8 +83,7 @@ def main():
     header = header.replace("written by host/bench.cpp (bench time)",
                             "joined by scripts/merge.py from data/parts/ (bench time)")
     if gpu:
-        header = relocate(header, prefix).replace('\nenv = "', f'\nenv = "{prefix}').replace(
-            '\nsamples = "', f'\nsamples = "{prefix}')
+        header = relocate(header, prefix)
         header = header.replace("Paths are relative to this file.",
                                 f"Paths are relative to this file.\n# The kernels of suite.toml as "
                                 f"measured on an {gpu.upper()} (its data under {prefix}).")

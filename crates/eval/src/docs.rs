@@ -48,6 +48,10 @@ pub struct PageInput<'a> {
     pub svg_dir: Option<&'a str>,
 }
 
+/// The GPU profile every mechanism and parameter of the model was chosen with: a page for
+/// another profile says that nothing was tuned on its GPU.
+pub const TUNED_PROFILE: &str = "hopper-h100";
+
 pub fn results_page(p: &PageInput<'_>) -> String {
     let mut s = String::new();
     let device = p
@@ -162,7 +166,7 @@ pub fn results_page(p: &PageInput<'_>) -> String {
          (docs/simulator.md; `--extrapolate` instead simulates 8 + 8 waves and extrapolates \
          the rest, within 3 % of the exact result).\n\n",
     );
-    if !device.contains("H100") {
+    if p.gpu_profile != TUNED_PROFILE {
         s.push_str(
             "Every mechanism and parameter above was chosen on the H100. On this GPU nothing \
              was: its profile comes from its own microbenchmarks alone (bench/microbench, \
