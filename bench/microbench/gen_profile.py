@@ -563,6 +563,24 @@ def scattered(path, sm_count, clock_mhz):
     return {"l2": per(l2), "dram": per(dram), "l2_rate": l2, "dram_rate": dram}
 
 
+def fetch_bytes(path):
+    """DRAM bytes one scattered 4-byte read that misses L2 fetches, from fetch.sh's ncu rows:
+    the uniform gathers over 1 GiB (nearly every one misses) move their index and the fetch,
+    the sorted ones their index and 4 data bytes; the difference plus 4, in whole 32-byte
+    sectors. Returns (bytes, measured bytes per gather) or None without the file."""
+    if not os.path.exists(path):
+        return None
+    per = {}
+    with open(path) as f:
+        rows = csv.DictReader(line for line in f if not line.startswith("=="))
+        for r in rows:
+            if r["Metric Name"] == "dram__bytes_read.sum":
+                per[int(r["ID"])] = float(r["Metric Value"].replace(",", "")) / (1 << 22)
+    # fetch.cu's launch order: sorted, uniform over 1 GiB, uniform over 4 MiB.
+    measured = per[1] - per[0] + 4.0
+    return 32.0 * round(measured / 32.0), measured
+
+
 #: The profiles this generator writes: file prefix -> (profile name, display name).
 GPUS = {
     "h100": ("hopper-h100", "NVIDIA H100 80GB HBM3 (SXM5)"),
@@ -595,6 +613,10 @@ def main():
     ap.add_argument("--unified",
                     help="[unified_model] section written by fit_unified, copied verbatim; default "
                          "bench/unified/data/<gpu>/unified_model.toml where it exists")
+    # The L2's fetch per miss is a property of the architecture's memory system (GH100 for
+    # both Hoppers), measured on the H200.
+    ap.add_argument("--fetch-ncu", default=os.path.join(HERE, "data", "h200_fetch_ncu.csv"),
+                    help="ncu CSV of fetch.sh: the DRAM bytes a scattered miss fetches")
     ap.add_argument("--out", help="default crates/gpu/profiles/<profile name>.toml")
     a = ap.parse_args()
     data = lambda name: os.path.join(HERE, "data", f"{a.gpu}_{name}")
@@ -839,6 +861,10 @@ def main():
           f"{sm_count} SMs x {clock_mhz} MHz / the saturated rate of uniform random gathers (gather.cu)")
         w(f"l2_cycles_per_sector = {sc['l2']:.3f}  # {sc['l2_rate']:.1f} G sectors/s from a 4 MiB table")
         w(f"dram_cycles_per_sector = {sc['dram']:.3f}  # {sc['dram_rate']:.1f} G sectors/s from a 1 GiB table")
+        fb = fetch_bytes(a.fetch_ncu)
+        if fb:
+            w(f"dram_fetch_bytes = {fb[0]:.0f}  # {fb[1]:.1f} DRAM bytes per scattered 4-byte miss "
+              f"({rel(a.fetch_ncu)}, fetch.sh)")
         gather_date = parse_env(a.gather_raw.replace("_raw.csv", "_env.txt"))["date"][:10]
         w(f'source = "{rel(a.gather_raw)} (gather.sh, {gather_date})"')
     if os.path.exists(a.sass_expansion):

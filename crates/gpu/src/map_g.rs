@@ -12,6 +12,9 @@
 //!   costs λ' = λ·S/4, Λ' = Λ + (S/4 − 1)·λ when S > 4 (§6.3's R > 1 rule for the extra
 //!   transfer). S comes from the IDG's static `AccessPattern` where the address is known,
 //!   else from the profile's mean sectors per request, else ⌈lanes·bytes/32⌉.
+//! - Sectors of the loads the static analysis cannot see: the counters give one mean over all
+//!   of a kernel's loads (and one over its stores); the sectors of the requests whose pattern
+//!   is known are taken out and the rest shared by the others ([`attribute_sectors`]).
 //! - Scattered gathers: a global load whose address depends on data and whose counters say
 //!   its requests move more sectors than a coalesced one costs, per sector beyond, the
 //!   profile's measured cost of a sector in a line of its own (`[scattered]`,
@@ -207,12 +210,13 @@ pub fn request_scaling(lambda: Cycles, latency: Cycles, milli_sectors: u64) -> (
 }
 
 /// (λ, Λ) of a global load whose address depends on data, moving `milli_sectors`/1000
-/// sectors per request (the counters' mean): how scattered the request is, φ, is how far its
+/// sectors per request (the counters' mean over the loads of unknown address,
+/// [`attribute_sectors`]): how scattered the request is, φ, is how far its
 /// sectors lie from a coalesced request's (`ideal_sectors`, φ = 0) towards one sector per
 /// active lane (φ = 1, every lane in a line of its own, as `bench/microbench/gather.cu`
 /// measures). A scattered sector costs the profile's `[scattered]` cycles, mixed by the
-/// counters' DRAM share R = `dram / global` (at most 1: DRAM bytes beyond the requested ones
-/// are the fetch granularity the measured cost already holds); λ is at least
+/// share of the sectors that missed L2, R = DRAM bytes / (global sectors · the L2's fetch
+/// per miss, `dram_fetch_bytes`), at most 1; λ is at least
 /// (1 − φ)·λ + φ·S·cost, and Λ grows by what λ grows, as a request's extra transfers do
 /// ([`request_scaling`]). Unchanged without `[scattered]`.
 fn scattered_floor(
@@ -234,7 +238,10 @@ fn scattered_floor(
         return (lambda, latency);
     };
     let phi = ((sectors - ideal) / (lanes - ideal)).min(1.0);
-    let r = (dram as f64 / global as f64).min(1.0);
+    // The DRAM bytes of a sector that missed are the L2's fetch, not the sector: a uniform
+    // random gather fetches 64 bytes per 4-byte miss on Hopper (fetch.cu), and the measured
+    // per-sector DRAM cost holds that fetch.
+    let r = (dram as f64 / (global as f64 * c.dram_fetch_bytes / 32.0)).min(1.0);
     let per_sector = r * c.dram_cycles_per_sector + (1.0 - r) * c.l2_cycles_per_sector;
     let floor = (1.0 - phi) * lambda.to_f64() + phi * sectors * per_sector;
     match Cycles::from_f64(floor) {
@@ -267,9 +274,12 @@ struct Usable {
     /// D in thousandths, for shared loads and for shared stores.
     shared_ld: Option<u64>,
     shared_st: Option<u64>,
-    /// Mean sectors per global load / store / atomic request, in thousandths.
+    /// Mean sectors per global load / store request whose address the static analysis could
+    /// not evaluate, in thousandths: the counters' kernel-wide mean with the sectors of the
+    /// requests whose pattern is known taken out ([`attribute_sectors`]).
     ld_sectors: Option<u64>,
     st_sectors: Option<u64>,
+    /// Mean sectors per global atomic request, in thousandths.
     atomic_sectors: Option<u64>,
     /// Metrics were given: a quantity a node needs but the launch lacks is a warning.
     given: bool,
@@ -398,6 +408,91 @@ fn resolved_class(node: &Node, m: &MemAccess, class: InstClass) -> Option<InstCl
     Some(c)
 }
 
+/// The class a memory node is timed as: mapper f's, or the space the IDG builder resolved
+/// for a generic-addressed access.
+fn timed_class(gpu: &GpuProfile, node: &Node, m: &MemAccess) -> InstClass {
+    let f = map_f(&node.op, gpu).class;
+    resolved_class(node, m, f).unwrap_or(f)
+}
+
+/// Sectors the static analysis knows a global load or store request moves, in thousandths:
+/// its address pattern, or one sector where every lane reads one word. `None` where the
+/// address depends on data, or for a tensor fragment, which the counters size.
+fn known_sectors(node: &Node, m: &MemAccess) -> Option<u64> {
+    if fragment::lowering(&node.op).bytes_per_lane.is_some() {
+        return None;
+    }
+    if !m.store && is_uniform(node, m) {
+        return Some(1000);
+    }
+    m.pattern.map(|p| u64::from(p.sectors_per_request) * 1000)
+}
+
+/// Executions of every node of one IDG by one warp: its loops' counts multiplied out.
+fn node_executions(idg: &idg::Idg) -> Vec<u64> {
+    fn visit(items: &[idg::Item], times: u64, out: &mut [u64]) {
+        for item in items {
+            match item {
+                idg::Item::Node(n) => {
+                    let e = &mut out[n.index()];
+                    *e = e.saturating_add(times);
+                }
+                idg::Item::Repeat(r) => visit(&r.body, times.saturating_mul(r.count), out),
+            }
+        }
+    }
+    let mut out = vec![0; idg.nodes.len()];
+    visit(&idg.body, 1, &mut out);
+    out
+}
+
+/// The counters give one mean of sectors per request over all of a kernel's global loads
+/// (and one over its stores); applied to every load whose address is unknown, it dilutes a
+/// gather's 32 scattered sectors with the 4 of the coalesced index load beside it (a
+/// uniform random gather: the mean is 18, the gather moves 32). Where the IDGs know the
+/// pattern of the other requests, the sectors they move are taken out of the total and the
+/// rest is shared by the unknown ones: mean·N − Σ known, over the unknown requests, with N
+/// and the known sectors counted over every warp's executions of each node. Never below one
+/// sector per request; without known requests the mean stays as measured.
+fn attribute_sectors(idgs: &KernelIdgs, gpu: &GpuProfile, u: Usable) -> Usable {
+    // (all requests, requests of unknown address, known sectors in thousandths), loads then stores.
+    let mut tally = [(0u128, 0u128, 0u128); 2];
+    for wc in &idgs.classes {
+        let warps = wc.warps.len() as u128;
+        for (node, &times) in wc.idg.nodes.iter().zip(&node_executions(&wc.idg)) {
+            let Some(m) = node.mem else { continue };
+            if times == 0 || m.atomic {
+                continue;
+            }
+            let slot = match (timed_class(gpu, node, &m), m.store) {
+                (InstClass::LdGlobal, false) => 0,
+                (InstClass::StGlobal, true) => 1,
+                _ => continue,
+            };
+            let n = warps * u128::from(times);
+            let t = &mut tally[slot];
+            t.0 += n;
+            match known_sectors(node, &m) {
+                Some(s) => t.2 += n * u128::from(s),
+                None => t.1 += n,
+            }
+        }
+    }
+    let attribute = |mean: Option<u64>, (all, unknown, known): (u128, u128, u128)| {
+        let mean = mean?;
+        if unknown == 0 || unknown == all {
+            return Some(mean);
+        }
+        let rest = (u128::from(mean) * all).saturating_sub(known) / unknown;
+        Some(u64::try_from(rest).unwrap_or(u64::MAX).max(1000))
+    };
+    Usable {
+        ld_sectors: attribute(u.ld_sectors, tally[0]),
+        st_sectors: attribute(u.st_sectors, tally[1]),
+        ..u
+    }
+}
+
 fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack>) -> NodeTiming {
     let mut f = map_f(&node.op, gpu);
     let Some(m) = node.mem else { return f };
@@ -453,17 +548,24 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack
             u64::from(node.active_lanes.max(1)) * 1000
         }
         Some(p) => u64::from(p.sectors_per_request) * 1000,
-        None => measured_sectors.unwrap_or_else(|| {
-            if u.given
-                && matches!(
-                    f.class,
-                    InstClass::LdGlobal | InstClass::StGlobal | InstClass::AtomGlobal
+        // The attributed mean may exceed what this request can move: one sector per lane.
+        None => measured_sectors
+            .map(|s| {
+                s.min(
+                    u64::from(node.active_lanes.max(1)).max(ideal_sectors(node, &m).into()) * 1000,
                 )
-            {
-                lacks.insert(lack);
-            }
-            u64::from(ideal_sectors(node, &m)) * 1000
-        }),
+            })
+            .unwrap_or_else(|| {
+                if u.given
+                    && matches!(
+                        f.class,
+                        InstClass::LdGlobal | InstClass::StGlobal | InstClass::AtomGlobal
+                    )
+                {
+                    lacks.insert(lack);
+                }
+                u64::from(ideal_sectors(node, &m)) * 1000
+            }),
     };
     // Mapper f's values stay labelled f when the request is the reference size.
     let sized = |f: NodeTiming, sectors: u64| {
@@ -732,7 +834,7 @@ pub fn map_kernel(
     let mut warnings = Vec::new();
     // Pre-filled by `usable` with quantities already warned about as unusable.
     let mut warned = BTreeSet::new();
-    let u = usable(metrics, &mut warnings, &mut warned);
+    let u = attribute_sectors(idgs, gpu, usable(metrics, &mut warnings, &mut warned));
     let mut lacks = warned.clone();
     let mut unc = Unclassified::default();
     let timings = idgs

@@ -199,14 +199,24 @@ pub struct GpuProfile {
 /// (`[scattered]` in a profile file; `bench/microbench/gather.cu`: uniform random gathers
 /// saturate the L2 and DRAM at a fraction of the coalesced sector rate, per sector whatever
 /// the element width). Mapper g prices the sectors a global load moves beyond a coalesced
-/// request at no less than these, by the counters' DRAM share.
+/// request at no less than these, by the share of its sectors that missed L2.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Scattered {
     pub l2_cycles_per_sector: f64,
     pub dram_cycles_per_sector: f64,
+    /// DRAM bytes one scattered sector that misses L2 fetches (`bench/microbench/fetch.cu`:
+    /// the L2 fetch granularity, 64 on Hopper): what `dram_cycles_per_sector` holds, and what
+    /// turns a kernel's DRAM bytes into the share of its sectors that missed. Absent: 32, one
+    /// sector.
+    #[serde(default = "one_sector")]
+    pub dram_fetch_bytes: f64,
     /// Where the values come from.
     pub source: String,
+}
+
+fn one_sector() -> f64 {
+    32.0
 }
 
 /// Weights of the unified hardware-fitted model (`[unified_model]`): seconds per unit of each
@@ -933,10 +943,20 @@ impl Resolver<'_> {
             for (key, v) in [
                 ("scattered.l2_cycles_per_sector", c.l2_cycles_per_sector),
                 ("scattered.dram_cycles_per_sector", c.dram_cycles_per_sector),
+                ("scattered.dram_fetch_bytes", c.dram_fetch_bytes),
             ] {
                 if !(v.is_finite() && v > 0.0) {
                     return Err(self.invalid(key.into(), format!("{v} is not a cost > 0")));
                 }
+            }
+            if c.dram_fetch_bytes < 32.0 {
+                return Err(self.invalid(
+                    "scattered.dram_fetch_bytes".into(),
+                    format!(
+                        "{} is less than one 32-byte sector, the least DRAM fetch",
+                        c.dram_fetch_bytes
+                    ),
+                ));
             }
         }
         Ok(GpuProfile {

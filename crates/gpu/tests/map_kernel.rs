@@ -322,7 +322,9 @@ fn h100_shuffles_and_half_conversions_follow_their_measurements() {
 /// A gather (the address a loaded index) whose requests the counters say move 32 sectors on
 /// the H100: every lane in a line of its own (φ = 1), so each sector costs the profile's
 /// measured scattered cost (`[scattered]`, bench/microbench/gather.cu), here all from L2
-/// (R = 0): λ = 32 · l2_cycles_per_sector, Λ grown by as much. A coalesced mean (4 sectors)
+/// (R = 0): λ = 32 · l2_cycles_per_sector, Λ grown by as much; a larger mean moves no more
+/// than a sector per lane, and a mean over all loads is first rid of the known loads' sectors
+/// (`attribute_sectors`). A coalesced mean (4 sectors)
 /// and the index load itself, whose address is static, keep the coalesced scaling; a profile
 /// without `[scattered]` keeps it too.
 #[test]
@@ -354,6 +356,11 @@ fn scattered_gathers_cost_the_measured_scattered_sector() {
     let index = timing_of(&idgs, &t, "ld.global.u32");
     assert_eq!(index.lambda, l2.lambda);
 
+    // The counters' mean is over all three loads: the two whose pattern is known move 4
+    // sectors each, so a mean of 13.5 leaves 32.5 to the gather (a sector per lane: 32) and
+    // a mean of 4 leaves it 4.
+    let (t, _) = map_kernel(&idgs, &h100, Some(&metrics(13.5)));
+    assert_eq!(timing_of(&idgs, &t, "ld.global.s32").lambda, want);
     let (t, _) = map_kernel(&idgs, &h100, Some(&metrics(4.0)));
     assert_eq!(timing_of(&idgs, &t, "ld.global.s32").lambda, l2.lambda);
 
