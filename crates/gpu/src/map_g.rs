@@ -428,24 +428,6 @@ fn known_sectors(node: &Node, m: &MemAccess) -> Option<u64> {
     m.pattern.map(|p| u64::from(p.sectors_per_request) * 1000)
 }
 
-/// Executions of every node of one IDG by one warp: its loops' counts multiplied out.
-fn node_executions(idg: &idg::Idg) -> Vec<u64> {
-    fn visit(items: &[idg::Item], times: u64, out: &mut [u64]) {
-        for item in items {
-            match item {
-                idg::Item::Node(n) => {
-                    let e = &mut out[n.index()];
-                    *e = e.saturating_add(times);
-                }
-                idg::Item::Repeat(r) => visit(&r.body, times.saturating_mul(r.count), out),
-            }
-        }
-    }
-    let mut out = vec![0; idg.nodes.len()];
-    visit(&idg.body, 1, &mut out);
-    out
-}
-
 /// The counters give one mean of sectors per request over all of a kernel's global loads
 /// (and one over its stores); applied to every load whose address is unknown, it dilutes a
 /// gather's 32 scattered sectors with the 4 of the coalesced index load beside it (a
@@ -456,35 +438,36 @@ fn node_executions(idg: &idg::Idg) -> Vec<u64> {
 /// sector per request; without known requests the mean stays as measured.
 fn attribute_sectors(idgs: &KernelIdgs, gpu: &GpuProfile, u: Usable) -> Usable {
     // (all requests, requests of unknown address, known sectors in thousandths), loads then stores.
-    let mut tally = [(0u128, 0u128, 0u128); 2];
+    let mut tally = [(0.0f64, 0.0f64, 0.0f64); 2];
     for wc in &idgs.classes {
-        let warps = wc.warps.len() as u128;
-        for (node, &times) in wc.idg.nodes.iter().zip(&node_executions(&wc.idg)) {
-            let Some(m) = node.mem else { continue };
-            if times == 0 || m.atomic {
-                continue;
+        let warps = wc.warps.len() as f64;
+        idg::counts::for_each_execution(&wc.idg, &mut |id, runs| {
+            let node = wc.idg.node(id);
+            let Some(m) = node.mem else { return };
+            if m.atomic {
+                return;
             }
             let slot = match (timed_class(gpu, node, &m), m.store) {
                 (InstClass::LdGlobal, false) => 0,
                 (InstClass::StGlobal, true) => 1,
-                _ => continue,
+                _ => return,
             };
-            let n = warps * u128::from(times);
+            let n = warps * runs;
             let t = &mut tally[slot];
             t.0 += n;
             match known_sectors(node, &m) {
-                Some(s) => t.2 += n * u128::from(s),
+                Some(s) => t.2 += n * s as f64,
                 None => t.1 += n,
             }
-        }
+        });
     }
-    let attribute = |mean: Option<u64>, (all, unknown, known): (u128, u128, u128)| {
+    let attribute = |mean: Option<u64>, (all, unknown, known): (f64, f64, f64)| {
         let mean = mean?;
-        if unknown == 0 || unknown == all {
+        if unknown == 0.0 || unknown == all {
             return Some(mean);
         }
-        let rest = (u128::from(mean) * all).saturating_sub(known) / unknown;
-        Some(u64::try_from(rest).unwrap_or(u64::MAX).max(1000))
+        let rest = ((mean as f64 * all - known).max(0.0) / unknown).floor();
+        Some((rest as u64).max(1000))
     };
     Usable {
         ld_sectors: attribute(u.ld_sectors, tally[0]),
