@@ -72,6 +72,7 @@ fn compile(tools: &sass::tools::Toolchain, ptx: &str, arch: &str) -> Result<sass
             arch,
             disassembler,
             line_info: disassembler == sass::tools::Disassembler::Nvdisasm,
+            cache: sass::cache::default_dir(),
         },
     )
     .map(|c| c.listing)

@@ -34,7 +34,8 @@
 //!   kernel and per loop.
 //! - [`tools`]: [`tools::Toolchain::discover`] finds `ptxas`, `cuobjdump` and `nvdisasm` on
 //!   `PATH`, in pip's `nvidia-cuda-*` packages or in Triton; [`tools::compile`] assembles a
-//!   PTX text and returns its listing and resources.
+//!   PTX text and returns its listing and resources; [`cache`] keeps the tools' outputs on
+//!   disk so that the same PTX is not assembled twice.
 //! - [`resolve::resolve`]: a launch's registers per thread and shared bytes from the
 //!   caller's values, ptxas' report (run, or a saved file) or the defaults, with typed notes
 //!   and warnings; the one resolution behind the CLI's `--sass` and the Python `sass=`.
@@ -45,6 +46,7 @@
 
 pub mod analysis;
 mod ast;
+pub mod cache;
 mod error;
 mod listing;
 pub mod resolve;

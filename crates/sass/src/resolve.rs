@@ -361,6 +361,7 @@ fn auto(req: &Request<'_>, diags: &mut Diags) -> Result<Report, String> {
                 arch: arch.to_string(),
                 disassembler: d,
                 line_info: d == crate::tools::Disassembler::Nvdisasm,
+                cache: crate::cache::default_dir(),
             },
         )
         .map(|c| (c.resources, Some(c.listing))),

@@ -206,6 +206,9 @@ pub struct CompileOptions {
     pub disassembler: Disassembler,
     /// `ptxas -lineinfo` and `nvdisasm -gi`: source lines from the PTX's `.loc` directives.
     pub line_info: bool,
+    /// The folder of the tools' outputs kept across runs ([`crate::cache`]); None runs the
+    /// tools every time. Default: the one the environment names.
+    pub cache: Option<PathBuf>,
 }
 
 impl Default for CompileOptions {
@@ -214,6 +217,7 @@ impl Default for CompileOptions {
             arch: "sm_90".to_string(),
             disassembler: Disassembler::Cuobjdump,
             line_info: false,
+            cache: crate::cache::default_dir(),
         }
     }
 }
@@ -223,6 +227,8 @@ impl Default for CompileOptions {
 pub struct Compiled {
     pub listing: Listing,
     pub resources: Vec<Resources>,
+    /// Whether the tools' outputs came from the cache instead of a run.
+    pub cached: bool,
 }
 
 /// A fresh temporary folder, removed with everything in it when dropped.
@@ -274,14 +280,14 @@ fn run(tool: Tool, path: &Path, args: &[&std::ffi::OsStr]) -> Result<(String, St
 }
 
 /// Runs `ptxas -arch=ARCH -v [-lineinfo]` on `ptx` in `dir`: the cubin's path and the
-/// report read.
+/// report as printed.
 fn assemble(
     ptxas: &Path,
     dir: &TempDir,
     ptx: &str,
     arch: &str,
     line_info: bool,
-) -> Result<(PathBuf, Vec<Resources>), ToolError> {
+) -> Result<(PathBuf, String), ToolError> {
     let src = dir.0.join("kernel.ptx");
     let cubin = dir.0.join("kernel.cubin");
     std::fs::write(&src, ptx).map_err(|source| ToolError::TempDir {
@@ -296,12 +302,14 @@ fn assemble(
     args.extend(["-o".as_ref(), cubin.as_os_str(), src.as_os_str()]);
     // ptxas -v reports on standard error.
     let (_, info) = run(Tool::Ptxas, ptxas, &args)?;
-    let resources =
-        crate::resources::parse_ptxas_info(&info).map_err(|error| ToolError::Parse {
-            tool: Tool::Ptxas,
-            error,
-        })?;
-    Ok((cubin, resources))
+    Ok((cubin, info))
+}
+
+fn parse_report(info: &str) -> Result<Vec<Resources>, ToolError> {
+    crate::resources::parse_ptxas_info(info).map_err(|error| ToolError::Parse {
+        tool: Tool::Ptxas,
+        error,
+    })
 }
 
 /// Assembles `ptx` with `ptxas -arch=ARCH -v` and returns only its report, per function: for
@@ -313,11 +321,14 @@ fn assemble(
 pub fn resources(tools: &Toolchain, ptx: &str, arch: &str) -> Result<Vec<Resources>, ToolError> {
     let ptxas = tools.require(Tool::Ptxas)?;
     let dir = TempDir::new()?;
-    assemble(ptxas, &dir, ptx, arch, false).map(|(_, r)| r)
+    let (_, info) = assemble(ptxas, &dir, ptx, arch, false)?;
+    parse_report(&info)
 }
 
 /// Assembles `ptx` with `ptxas -arch=ARCH -v` and disassembles the cubin; temporary files
-/// go to a fresh folder under [`std::env::temp_dir`], removed afterwards.
+/// go to a fresh folder under [`std::env::temp_dir`], removed afterwards. With
+/// [`CompileOptions::cache`], the tools' outputs for the same PTX, options and tools are
+/// read from there when present and stored there otherwise ([`crate::cache`]).
 ///
 /// # Errors
 /// [`ToolError::Missing`] when a needed tool is not found (`ptxas` and the chosen
@@ -335,14 +346,53 @@ pub fn compile(
         (Disassembler::Nvdisasm, true) => (Tool::Nvdisasm, &["-c", "-gi"]),
     };
     let dis = tools.require(dis_tool)?;
+    let cache = options.cache.as_deref().map(|dir| {
+        let line_info = if options.line_info { "lineinfo" } else { "" };
+        let opts = [options.arch.as_str(), dis_tool.name(), line_info];
+        (dir, crate::cache::key(ptx, &opts, &[ptxas, dis]))
+    });
+    if let Some((dir, key)) = &cache {
+        // An entry that does not parse (written by a different tool under a colliding
+        // identity, or edited by hand) is compiled again and replaced.
+        if let Some(entry) = crate::cache::load(dir, key) {
+            if let Ok(c) = parse_outputs(dis_tool, &entry.report, &entry.listing, true) {
+                return Ok(c);
+            }
+        }
+    }
     let dir = TempDir::new()?;
-    let (cubin, resources) = assemble(ptxas, &dir, ptx, &options.arch, options.line_info)?;
+    let (cubin, report) = assemble(ptxas, &dir, ptx, &options.arch, options.line_info)?;
     let mut args: Vec<&std::ffi::OsStr> = dis_args.iter().map(|a| a.as_ref()).collect();
     args.push(cubin.as_os_str());
     let (text, _) = run(dis_tool, dis, &args)?;
-    let listing = crate::listing::parse_listing(&text).map_err(|error| ToolError::Parse {
+    let compiled = parse_outputs(dis_tool, &report, &text, false)?;
+    if let Some((dir, key)) = &cache {
+        crate::cache::store(
+            dir,
+            key,
+            &crate::cache::Entry {
+                report,
+                listing: text,
+            },
+        );
+    }
+    Ok(compiled)
+}
+
+fn parse_outputs(
+    dis_tool: Tool,
+    report: &str,
+    listing: &str,
+    cached: bool,
+) -> Result<Compiled, ToolError> {
+    let resources = parse_report(report)?;
+    let listing = crate::listing::parse_listing(listing).map_err(|error| ToolError::Parse {
         tool: dis_tool,
         error,
     })?;
-    Ok(Compiled { listing, resources })
+    Ok(Compiled {
+        listing,
+        resources,
+        cached,
+    })
 }

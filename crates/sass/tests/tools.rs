@@ -107,3 +107,43 @@ fn resources_alone_match_compile() {
     let c = compile(&t, &loops_ptx(), &CompileOptions::default()).unwrap();
     assert_eq!(r, c.resources);
 }
+
+#[test]
+fn a_second_compile_reads_the_cache() {
+    let Some(t) = toolchain(&[Tool::Ptxas, Tool::Nvdisasm]) else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("sass-cache-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let opts = CompileOptions {
+        disassembler: Disassembler::Nvdisasm,
+        line_info: true,
+        cache: Some(dir.clone()),
+        ..CompileOptions::default()
+    };
+    let first = compile(&t, &loops_ptx(), &opts).unwrap();
+    let second = compile(&t, &loops_ptx(), &opts).unwrap();
+    assert!(!first.cached && second.cached);
+    assert_eq!(first.listing, second.listing);
+    assert_eq!(first.resources, second.resources);
+    // Other options are another entry: no line info, not the listing with it.
+    let plain = CompileOptions {
+        line_info: false,
+        ..opts.clone()
+    };
+    let third = compile(&t, &loops_ptx(), &plain).unwrap();
+    assert!(!third.cached);
+    assert!(third.listing.kernels[0].instructions[0].source.is_none());
+    // An entry that no longer parses is compiled again and replaced.
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "sass") {
+            std::fs::write(&p, "\tcode for sm_90\n\t\tFunction : k\n\t/*0000*/ ???\n").unwrap();
+        }
+    }
+    let again = compile(&t, &loops_ptx(), &opts).unwrap();
+    assert!(!again.cached);
+    assert_eq!(again.listing, first.listing);
+    assert!(compile(&t, &loops_ptx(), &opts).unwrap().cached);
+    let _ = std::fs::remove_dir_all(&dir);
+}
