@@ -179,6 +179,7 @@ impl Ctx<'_> {
                     bank_conflict_degree: 0,
                 }),
                 reuse: None,
+                seen_sectors: 0,
             }),
             barrier: None,
             active_lanes: lanes.max(1),

@@ -163,6 +163,7 @@ fn random_metrics(rng: &mut Rng) -> Option<gpu::GMetrics> {
         load_sectors_per_request: ratio(rng),
         store_sectors_per_request: ratio(rng),
         atomic_sectors_per_request: ratio(rng),
+        l1_load_hit_share: ratio(rng),
     })
 }
 

@@ -15,6 +15,10 @@
 //! - Sectors of the loads the static analysis cannot see: the counters give one mean over all
 //!   of a kernel's loads (and one over its stores); the sectors of the requests whose pattern
 //!   is known are taken out and the rest shared by the others ([`attribute_sectors`]).
+//! - L1 hits: the counters' share of global load sectors the L1 served, placed on the sectors
+//!   a warp's near-coalesced loads touched before (`MemAccess::seen_sectors`) and priced at
+//!   the L1 level for those ([`attribute_l1`], [`l1_mix`]); §6.3's R is then taken over the
+//!   bytes that reach L2.
 //! - Scattered gathers: a global load whose address depends on data and whose counters say
 //!   its requests move more sectors than a coalesced one costs, per sector beyond, the
 //!   profile's measured cost of a sector in a line of its own (`[scattered]`,
@@ -69,6 +73,10 @@ pub struct GMetrics {
     /// The same for global atomics and reductions together.
     #[serde(default)]
     pub atomic_sectors_per_request: Option<f64>,
+    /// Share of the global load sectors the L1 served: 1 − L2 read sectors / L1 global load
+    /// sectors, in [0, 1].
+    #[serde(default)]
+    pub l1_load_hit_share: Option<f64>,
 }
 
 impl GMetrics {
@@ -117,6 +125,12 @@ impl GMetrics {
                 q(Q::GlobalAtomicSectors),
                 q(Q::GlobalAtomicRequests),
             ),
+            l1_load_hit_share: match (q(Q::L2ReadSectors), q(Q::GlobalLoadSectors)) {
+                (Some(l2), Some(l1)) if l1 > 0.0 && l2.is_finite() && l2 >= 0.0 => {
+                    Some((1.0 - l2 / l1).clamp(0.0, 1.0))
+                }
+                _ => None,
+            },
             dram_bytes: q(Q::DramBytes).and_then(bytes),
             global_bytes: global,
             shared_load_conflict_degree: degree(
@@ -173,6 +187,66 @@ pub fn global_from_ratio(gpu: &GpuProfile, dram: u64, global: u64) -> (Cycles, C
             add(d.latency, scale(d.lambda, dram - global, global)),
         ),
     }
+}
+
+/// A global read of which the L1 serves the share `hits` (thousandths) of the sectors: the
+/// L1 level for those, §6.3's DRAM/L2 mix for the rest, with R taken over the bytes that
+/// reach L2 (`global` less the kernel's L1 hit share `kernel_hits`). The paper's GPU did not
+/// cache global loads in L1, so its rule prices every sector at L2 or beyond; a Hopper
+/// stencil's or convolution's neighbour loads hit L1 for 60-96 % of their sectors (the
+/// counters of `bench/corpus_suite`).
+fn l1_mix(
+    gpu: &GpuProfile,
+    hits: u64,
+    kernel_hits: u64,
+    dram: u64,
+    global: u64,
+) -> (Cycles, Cycles) {
+    let hits = hits.min(1000);
+    let l1 = gpu.mem(MemLevel::L1);
+    let beyond =
+        u64::try_from(u128::from(global) * u128::from(1000 - kernel_hits.min(1000)) / 1000)
+            .unwrap_or(u64::MAX);
+    let (lambda, latency) = if beyond == 0 {
+        (l1.lambda, l1.latency)
+    } else {
+        global_from_ratio(gpu, dram, beyond)
+    };
+    let mix = |x1: Cycles, x2: Cycles| {
+        let t = u128::from(hits) * u128::from(x1.ticks())
+            + u128::from(1000 - hits) * u128::from(x2.ticks());
+        Cycles::from_ticks(u64::try_from((t + 500) / 1000).unwrap_or(u64::MAX))
+    };
+    (mix(l1.lambda, lambda), mix(l1.latency, latency))
+}
+
+/// How a kernel's L1 hits are attributed to its loads ([`attribute_l1`]), in thousandths.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct L1Shares {
+    /// Share of the sectors a warp touched before (its own earlier loads) that hit.
+    seen: u64,
+    /// Share of all load sectors the attribution priced at L1 (the seen sectors taken and
+    /// the uniform loads): what does not reach L2.
+    kernel: u64,
+}
+
+impl L1Shares {
+    /// The hit share (thousandths) of a load request of `sectors` (thousandths).
+    fn of(&self, m: &MemAccess, sectors: u64) -> u64 {
+        if sectors == 0 {
+            return 0;
+        }
+        let seen = (u64::from(m.seen_sectors) * 1000).min(sectors);
+        seen * self.seen / sectors
+    }
+}
+
+/// A request whose sectors are its lanes' bytes in whole sectors, or one more (a row that
+/// crosses a line boundary, as a stencil's shifted neighbour does): the L1 serves it in one
+/// wavefront per line, which is what the L1 level's λ was measured with. A strided or
+/// scattered request takes one wavefront per line it touches, however close the data is.
+fn near_coalesced(node: &Node, m: &MemAccess, milli_sectors: u64) -> bool {
+    milli_sectors <= (u64::from(ideal_sectors(node, m)) + 1) * 1000
 }
 
 /// §6.3 bank conflicts with D = `conflicts / requests` (`requests` > 0): λ' = (1+D)·λ,
@@ -281,6 +355,10 @@ struct Usable {
     st_sectors: Option<u64>,
     /// Mean sectors per global atomic request, in thousandths.
     atomic_sectors: Option<u64>,
+    /// Share of global load sectors served by L1, in thousandths (the kernel's).
+    l1_hits: Option<u64>,
+    /// How the kernel's L1 hits are attributed to its loads ([`attribute_l1`]).
+    l1_shares: Option<L1Shares>,
     /// Metrics were given: a quantity a node needs but the launch lacks is a warning.
     given: bool,
 }
@@ -362,6 +440,8 @@ fn usable(
             ld_sectors: None,
             st_sectors: None,
             atomic_sectors: None,
+            l1_hits: None,
+            l1_shares: None,
             given: false,
         };
     };
@@ -385,6 +465,8 @@ fn usable(
         ld_sectors: m.load_sectors_per_request.and_then(milli),
         st_sectors: m.store_sectors_per_request.and_then(milli),
         atomic_sectors: m.atomic_sectors_per_request.and_then(milli),
+        l1_hits: m.l1_load_hit_share.and_then(milli),
+        l1_shares: None,
         given: true,
     }
 }
@@ -472,6 +554,65 @@ fn attribute_sectors(idgs: &KernelIdgs, gpu: &GpuProfile, u: Usable) -> Usable {
     Usable {
         ld_sectors: attribute(u.ld_sectors, tally[0]),
         st_sectors: attribute(u.st_sectors, tally[1]),
+        ..u
+    }
+}
+
+/// The counters give one L1 hit share over all of a kernel's global load sectors (1 − L2
+/// read sectors / L1 global load sectors). Spread over every load, it would discount a
+/// streaming row load as much as the stencil neighbours beside it that make the hits, and a
+/// gather as much as the index load. The hits are attributed only where the static addresses
+/// show them: to the sectors of a near-coalesced load that the warp itself touched before
+/// (a shifted neighbour row; [`near_coalesced`]), at most all of them, and at most the
+/// measured hits. Uniform loads, which mapper g prices at L1 already, count as hits first.
+/// Hits the static addresses cannot place (lines a sibling warp brought in, a gather's reuse)
+/// are left to §6.3's rule: those loads keep their timing. Sectors are counted over every
+/// warp's executions of each node.
+fn attribute_l1(idgs: &KernelIdgs, gpu: &GpuProfile, u: Usable) -> Usable {
+    let Some(h) = u.l1_hits else { return u };
+    // All load sectors, the uniform loads' and the seen ones', in thousandths.
+    let (mut all, mut uniform, mut seen) = (0.0f64, 0.0f64, 0.0f64);
+    for wc in &idgs.classes {
+        let warps = wc.warps.len() as f64;
+        idg::counts::for_each_execution(&wc.idg, &mut |id, runs| {
+            let node = wc.idg.node(id);
+            let Some(m) = node.mem else { return };
+            if m.atomic || m.store || timed_class(gpu, node, &m) != InstClass::LdGlobal {
+                return;
+            }
+            let n = warps * runs;
+            let Some(s) = known_sectors(node, &m) else {
+                let s = u
+                    .ld_sectors
+                    .unwrap_or_else(|| u64::from(ideal_sectors(node, &m)) * 1000);
+                all += n * s as f64;
+                return;
+            };
+            all += n * s as f64;
+            if is_uniform(node, &m) {
+                uniform += n * s as f64;
+            } else if near_coalesced(node, &m, s) {
+                seen += n * (f64::from(m.seen_sectors) * 1000.0).min(s as f64);
+            }
+        });
+    }
+    if all <= 0.0 {
+        return u;
+    }
+    let hits = all * h as f64 / 1000.0;
+    let taken = (hits - uniform).clamp(0.0, seen);
+    let share = |x: f64, of: f64| {
+        if of > 0.0 {
+            ((x / of) * 1000.0).round().clamp(0.0, 1000.0) as u64
+        } else {
+            0
+        }
+    };
+    Usable {
+        l1_shares: Some(L1Shares {
+            seen: share(taken, seen),
+            kernel: share(taken + uniform.min(hits), all),
+        }),
         ..u
     }
 }
@@ -607,7 +748,13 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack
                 // request size decides how many of them one warp instruction moves.
                 // Kernel-wide ratios cannot see that one instruction of a transpose is
                 // uncoalesced while its partner is not; the static pattern can.
-                let (lambda, latency) = global_from_ratio(gpu, d, g);
+                let (lambda, latency) = match u.l1_shares {
+                    Some(l1) if reads && l1.kernel > 0 && near_coalesced(node, &m, sectors) => {
+                        l1_mix(gpu, l1.of(&m, sectors), l1.kernel, d, g)
+                    }
+                    Some(l1) if l1.kernel > 0 => l1_mix(gpu, 0, l1.kernel, d, g),
+                    _ => global_from_ratio(gpu, d, g),
+                };
                 let scaled = request_scaling(lambda, latency, sectors);
                 // Only where the address depends on data (a gather through an index): there
                 // the counters' sectors are lanes in lines of their own; a static pattern's
@@ -818,6 +965,7 @@ pub fn map_kernel(
     // Pre-filled by `usable` with quantities already warned about as unusable.
     let mut warned = BTreeSet::new();
     let u = attribute_sectors(idgs, gpu, usable(metrics, &mut warnings, &mut warned));
+    let u = attribute_l1(idgs, gpu, u);
     let mut lacks = warned.clone();
     let mut unc = Unclassified::default();
     let timings = idgs

@@ -372,3 +372,43 @@ fn scattered_gathers_cost_the_measured_scattered_sector() {
         coalesced_lambda
     );
 }
+
+/// The counters' L1 hit share (1 − L2 read sectors / L1 load sectors) goes to the sectors a
+/// warp touched before, and only those of a near-coalesced request: a row shifted by one word
+/// (5 sectors, 4 of them the first row's) is priced at the L1 level for 4/5 of its sectors;
+/// the first row (no sector seen) and a strided load (32 sectors, a line each) keep §6.3's
+/// timing, and a share beyond what the static addresses show buys nothing more.
+#[test]
+fn l1_hits_go_to_the_sectors_a_warp_touched_before() {
+    let body = format!(
+        "{GLOBAL_LOAD}\tld.global.u32 %r2, [%rd4+4];\n\tmul.wide.u32 %rd5, %r1, 128;\n\
+         \tadd.s64 %rd6, %rd2, %rd5;\n\tld.global.s32 %r3, [%rd6];\n"
+    );
+    let idgs = build(&body, 32);
+    let h100 = GpuProfile::bundled("hopper-h100").unwrap();
+    let metrics = |hits: Option<f64>| GMetrics {
+        dram_bytes: Some(0),
+        global_bytes: Some(1000),
+        l1_load_hit_share: hits,
+        ..GMetrics::default()
+    };
+    let (base, _) = map_kernel(&idgs, &h100, Some(&metrics(None)));
+    // 4 + 5 + 32 sectors; the 4 seen ones of the shifted row are the hits.
+    let (t, _) = map_kernel(&idgs, &h100, Some(&metrics(Some(4.0 / 41.0))));
+    for m in ["ld.global.f32", "ld.global.s32"] {
+        assert_eq!(timing_of(&idgs, &t, m), timing_of(&idgs, &base, m), "{m}");
+    }
+    let shifted = timing_of(&idgs, &t, "ld.global.u32");
+    let before = timing_of(&idgs, &base, "ld.global.u32");
+    let (l1, l2) = (h100.mem(MemLevel::L1), h100.mem(MemLevel::L2));
+    // 4/5 at L1, 1/5 at L2 (R = 0), then the 5-sector request scaling.
+    let mix = |a: Cycles, b: Cycles| (0.8 * a.to_f64() + 0.2 * b.to_f64()) * 1.25;
+    assert!((shifted.lambda.to_f64() - mix(l1.lambda, l2.lambda)).abs() < 1e-3);
+    assert!(shifted.lambda < before.lambda && shifted.latency < before.latency);
+    // Twice the hits: the static addresses show no more.
+    let (more, _) = map_kernel(&idgs, &h100, Some(&metrics(Some(8.0 / 41.0))));
+    assert_eq!(timing_of(&idgs, &more, "ld.global.u32"), shifted);
+    // No hits measured: §6.3 alone.
+    let (none, _) = map_kernel(&idgs, &h100, Some(&metrics(Some(0.0))));
+    assert_eq!(timing_of(&idgs, &none, "ld.global.u32"), before);
+}

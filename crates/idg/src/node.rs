@@ -87,6 +87,15 @@ pub struct MemAccess {
     /// A global load whose data was touched before (`None`: first touch, or not known).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reuse: Option<Reuse>,
+    /// Of a global load's sectors (static addresses), how many the warp touched before, at
+    /// any distance: the part of the request its own earlier accesses may have left in L1
+    /// (a stencil's shifted neighbour rows). 0 where the addresses are unknown.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub seen_sectors: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// Why a global load finds its data already on chip, from the static addresses: the data is

@@ -154,6 +154,11 @@ impl<K: Hash + Eq + Copy> Recency<K> {
         })
     }
 
+    /// How many of `sectors` were touched before (at any distance).
+    pub(crate) fn seen(&self, sectors: &[K]) -> usize {
+        sectors.iter().filter(|s| self.last.contains_key(s)).count()
+    }
+
     /// Records one touch of `sectors`: a store's when `store`, a load every group makes
     /// (the sectors stay shared) when `shared`.
     pub(crate) fn touch(&mut self, sectors: &[K], store: bool, shared: bool) {

@@ -529,8 +529,8 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             let pattern = addrs
                 .as_ref()
                 .and_then(|a| pattern::analyse(a, executing, bytes));
-            let reuse;
-            (reuse, reread_since) = if space == MemSpace::Global && !atomic {
+            let (reuse, seen_sectors);
+            (reuse, reread_since, seen_sectors) = if space == MemSpace::Global && !atomic {
                 let sectors = addrs
                     .as_ref()
                     .and_then(|a| pattern::sectors(a, executing, bytes))
@@ -540,10 +540,19 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
                 let uniform = matches!(op.opcode, Opcode::Ld | Opcode::Ldu)
                     && executing.count_ones() > 1
                     && pattern.is_some_and(|p| p.lane_stride_bytes == Some(0));
+                let seen = if store {
+                    0
+                } else {
+                    u32::try_from(self.recency.seen(&sectors)).unwrap_or(u32::MAX)
+                };
                 let (reuse, since) = self.touch_global(inst.ptx_line, sectors, store);
-                (reuse.filter(|_| !uniform), since.filter(|_| !uniform))
+                (
+                    reuse.filter(|_| !uniform),
+                    since.filter(|_| !uniform),
+                    if uniform { 0 } else { seen },
+                )
             } else {
-                (None, None)
+                (None, None, 0)
             };
             let res = self.b.resource(ResourceKind::Memory, space_name(space));
             if store || atomic {
@@ -562,6 +571,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
                 bytes_per_lane: bytes,
                 pattern,
                 reuse,
+                seen_sectors,
             });
         }
         let mut moves = Vec::new();
