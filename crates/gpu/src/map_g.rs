@@ -241,6 +241,27 @@ impl L1Shares {
     }
 }
 
+/// Whether the GPU's L1 caches global loads by default: Fermi (sm_2x) and Volta onwards.
+/// Kepler, Maxwell and Pascal keep global loads out of L1 unless compiled to (`-dlcm=ca`), and a
+/// profile without a `sass_arch` (another vendor) is not assumed to.
+fn l1_caches_global(gpu: &GpuProfile) -> bool {
+    gpu.sass_arch
+        .as_deref()
+        .and_then(|a| a.strip_prefix("sm_"))
+        .and_then(|n| {
+            n.trim_end_matches(|c: char| c.is_ascii_alphabetic())
+                .parse::<u32>()
+                .ok()
+        })
+        .is_some_and(|n| (20..30).contains(&n) || n >= 70)
+}
+
+/// A load that goes past the L1 whatever it holds: `.cg` (cache at L2 only: `ld.global.cg`,
+/// `cp.async.cg`) and `.cv` (fetch again) cache operators.
+fn bypasses_l1(node: &Node) -> bool {
+    node.op.mods.other.iter().any(|o| o == "cg" || o == "cv")
+}
+
 /// A request whose sectors are its lanes' bytes in whole sectors, or one more (a row that
 /// crosses a line boundary, as a stencil's shifted neighbour does): the L1 serves it in one
 /// wavefront per line, which is what the L1 level's λ was measured with. A strided or
@@ -569,7 +590,9 @@ fn attribute_sectors(idgs: &KernelIdgs, gpu: &GpuProfile, u: Usable) -> Usable {
 /// are left to §6.3's rule: those loads keep their timing. Sectors are counted over every
 /// warp's executions of each node.
 fn attribute_l1(idgs: &KernelIdgs, gpu: &GpuProfile, u: Usable) -> Usable {
-    let Some(h) = u.l1_hits else { return u };
+    let Some(h) = u.l1_hits.filter(|_| l1_caches_global(gpu)) else {
+        return u;
+    };
     // All load sectors, the uniform loads' and the seen ones', in thousandths.
     let (mut all, mut uniform, mut seen) = (0.0f64, 0.0f64, 0.0f64);
     for wc in &idgs.classes {
@@ -591,7 +614,7 @@ fn attribute_l1(idgs: &KernelIdgs, gpu: &GpuProfile, u: Usable) -> Usable {
             all += n * s as f64;
             if is_uniform(node, &m) {
                 uniform += n * s as f64;
-            } else if near_coalesced(node, &m, s) {
+            } else if near_coalesced(node, &m, s) && !bypasses_l1(node) {
                 seen += n * (f64::from(m.seen_sectors) * 1000.0).min(s as f64);
             }
         });
@@ -738,10 +761,17 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack
             // whole grid reads (L2 after the first groups).
             let on_chip =
                 reads && matches!(m.reuse, Some(idg::Reuse::Siblings | idg::Reuse::Groups));
+            // Sectors the warp itself loaded before (a shifted neighbour row) are on chip too:
+            // only a near-coalesced request's, whose lines the L1 serves as one.
+            let seen = if reads && near_coalesced(node, &m, sectors) && l1_caches_global(gpu) {
+                (u64::from(m.seen_sectors) * 1000).min(sectors)
+            } else {
+                0
+            };
             let dram_bytes = if on_chip {
                 0
             } else {
-                sectors * ::profile::metrics::SECTOR_BYTES as u64 / 1000
+                (sectors - seen) * ::profile::metrics::SECTOR_BYTES as u64 / 1000
             };
             let t = if let Some((d, g)) = u.global {
                 // The profile decides where the bytes come from (§6.3, the R cases); the
@@ -749,7 +779,7 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack
                 // Kernel-wide ratios cannot see that one instruction of a transpose is
                 // uncoalesced while its partner is not; the static pattern can.
                 let (lambda, latency) = match u.l1_shares {
-                    Some(l1) if reads && l1.kernel > 0 && near_coalesced(node, &m, sectors) => {
+                    Some(l1) if l1.kernel > 0 && seen > 0 && !bypasses_l1(node) => {
                         l1_mix(gpu, l1.of(&m, sectors), l1.kernel, d, g)
                     }
                     Some(l1) if l1.kernel > 0 => l1_mix(gpu, 0, l1.kernel, d, g),
@@ -803,6 +833,24 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack
                         sectors,
                         reread_pipe.unwrap_or(f.subsystem),
                     ),
+                    // Without counters the seen sectors are L1 hits, the rest mapper f's.
+                    _ if seen > 0 && !bypasses_l1(node) => {
+                        let l1 = gpu.mem(MemLevel::L1);
+                        let share = seen * 1000 / sectors;
+                        let mix = |x1: Cycles, x2: Cycles| {
+                            let t = u128::from(share) * u128::from(x1.ticks())
+                                + u128::from(1000 - share) * u128::from(x2.ticks());
+                            Cycles::from_ticks(u64::try_from((t + 500) / 1000).unwrap_or(u64::MAX))
+                        };
+                        with(
+                            request_scaling(
+                                mix(l1.lambda, f.lambda),
+                                mix(l1.latency, f.latency),
+                                sectors,
+                            ),
+                            MapSource::GStatic,
+                        )
+                    }
                     _ => sized(f, sectors),
                 }
             };

@@ -267,14 +267,15 @@ fn atomics_of_every_lane_on_one_word_take_a_sector_each() {
 
 /// A `cp.async` costs what a load of the bytes it reads costs (bench/microbench/cp_async.cu:
 /// a coalesced 512-byte copy and `ld.global.v4` of the same bytes take the same time from L2
-/// and from DRAM): without counters a warp's 16-byte copies are a first touch of 16 sectors,
-/// four times a 4-byte load's λ, 512 bytes from DRAM, on the profile's queue for copies.
+/// and from DRAM): without counters a warp's 16-byte copies are a first touch of 16 sectors
+/// (the load beside them reads other lines), four times a 4-byte load's λ, 512 bytes from
+/// DRAM, on the profile's queue for copies.
 #[test]
 fn an_async_copy_costs_a_load_of_its_bytes() {
     let body = "\tld.param.u64 %rd1, [p];\n\tcvta.to.global.u64 %rd2, %rd1;\n\
          \tmov.u32 %r1, %tid.x;\n\tmul.wide.u32 %rd3, %r1, 16;\n\tadd.s64 %rd4, %rd2, %rd3;\n\
          \tmul.wide.u32 %rd5, %r1, 4;\n\tadd.s64 %rd6, %rd2, %rd5;\n\
-         \tld.global.f32 %f1, [%rd6];\n\
+         \tld.global.f32 %f1, [%rd6+4096];\n\
          \tmov.u32 %r2, buf;\n\tshl.b32 %r3, %r1, 4;\n\tadd.s32 %r4, %r2, %r3;\n\
          \tcp.async.cg.shared.global [%r4], [%rd4], 16;\n\tcp.async.wait_all;\n";
     let idgs = build(body, 32);
@@ -411,4 +412,27 @@ fn l1_hits_go_to_the_sectors_a_warp_touched_before() {
     // No hits measured: §6.3 alone.
     let (none, _) = map_kernel(&idgs, &h100, Some(&metrics(Some(0.0))));
     assert_eq!(timing_of(&idgs, &none, "ld.global.u32"), before);
+}
+
+/// Without counters the sectors a warp loaded before are on chip: the shifted row's 4 seen
+/// sectors of 5 move no DRAM bytes and cost the L1 level, the fifth mapper f's; the first row
+/// and a strided load keep their bytes and timing.
+#[test]
+fn without_counters_seen_sectors_are_l1_hits() {
+    let body = format!(
+        "{GLOBAL_LOAD}\tld.global.u32 %r2, [%rd4+4];\n\tmul.wide.u32 %rd5, %r1, 128;\n\
+         \tadd.s64 %rd6, %rd2, %rd5;\n\tld.global.s32 %r3, [%rd6];\n"
+    );
+    let idgs = build(&body, 32);
+    let h100 = GpuProfile::bundled("hopper-h100").unwrap();
+    let (t, _) = map_kernel(&idgs, &h100, None);
+    assert_eq!(timing_of(&idgs, &t, "ld.global.f32").dram_bytes, 128);
+    assert_eq!(timing_of(&idgs, &t, "ld.global.u32").dram_bytes, 32);
+    assert_eq!(timing_of(&idgs, &t, "ld.global.s32").dram_bytes, 32 * 32);
+    let shifted = timing_of(&idgs, &t, "ld.global.u32");
+    let f = timing_of(&idgs, &t, "ld.global.f32");
+    let l1 = h100.mem(MemLevel::L1);
+    let mix = |a: Cycles, b: Cycles| (0.8 * a.to_f64() + 0.2 * b.to_f64()) * 1.25;
+    assert!((shifted.lambda.to_f64() - mix(l1.lambda, f.lambda)).abs() < 1e-3);
+    assert_eq!(shifted.source, MapSource::GStatic);
 }
