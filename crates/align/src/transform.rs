@@ -180,6 +180,8 @@ impl Ctx<'_> {
                 }),
                 reuse: None,
                 seen_sectors: 0,
+                sibling_sectors: 0,
+                group_sectors: 0,
             }),
             barrier: None,
             active_lanes: lanes.max(1),

@@ -768,10 +768,28 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack
             } else {
                 0
             };
+            // Without counters, what the walk found nearby (`MemAccess::sibling_sectors`,
+            // `group_sectors`; zero with counters): the group's L1 and L2 hold it.
+            let (siblings, groups) = if reads {
+                let sib = (u64::from(m.sibling_sectors) * 1000).min(sectors);
+                let grp = (u64::from(m.group_sectors) * 1000).min(sectors - sib);
+                (sib, grp)
+            } else {
+                (0, 0)
+            };
+            // A sector the warp itself loaded before moves no DRAM bytes again, however
+            // scattered the request (L2 keeps it if the L1 did not).
+            let touched = if reads {
+                (u64::from(m.seen_sectors) * 1000).min(sectors)
+            } else {
+                0
+            };
             let dram_bytes = if on_chip {
                 0
             } else {
-                (sectors - seen) * ::profile::metrics::SECTOR_BYTES as u64 / 1000
+                sectors.saturating_sub(touched.max(seen) + siblings + groups)
+                    * ::profile::metrics::SECTOR_BYTES as u64
+                    / 1000
             };
             let t = if let Some((d, g)) = u.global {
                 // The profile decides where the bytes come from (§6.3, the R cases); the
@@ -833,19 +851,28 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack
                         sectors,
                         reread_pipe.unwrap_or(f.subsystem),
                     ),
-                    // Without counters the seen sectors are L1 hits, the rest mapper f's.
-                    _ if seen > 0 && !bypasses_l1(node) => {
-                        let l1 = gpu.mem(MemLevel::L1);
-                        let share = seen * 1000 / sectors;
-                        let mix = |x1: Cycles, x2: Cycles| {
-                            let t = u128::from(share) * u128::from(x1.ticks())
-                                + u128::from(1000 - share) * u128::from(x2.ticks());
+                    // Without counters the seen sectors and those an earlier warp of the
+                    // group loads are L1 hits, those an earlier group loads L2 hits, the
+                    // rest mapper f's.
+                    _ if seen + siblings + groups > 0 => {
+                        let (l1, l2) = if bypasses_l1(node) || !l1_caches_global(gpu) {
+                            (0, seen + siblings + groups)
+                        } else {
+                            (seen + siblings, groups)
+                        };
+                        let l1 = (l1 * 1000 / sectors).min(1000);
+                        let l2 = (l2 * 1000 / sectors).min(1000 - l1);
+                        let (p1, p2) = (gpu.mem(MemLevel::L1), gpu.mem(MemLevel::L2));
+                        let mix = |x1: Cycles, x2: Cycles, x3: Cycles| {
+                            let t = u128::from(l1) * u128::from(x1.ticks())
+                                + u128::from(l2) * u128::from(x2.ticks())
+                                + u128::from(1000 - l1 - l2) * u128::from(x3.ticks());
                             Cycles::from_ticks(u64::try_from((t + 500) / 1000).unwrap_or(u64::MAX))
                         };
                         with(
                             request_scaling(
-                                mix(l1.lambda, f.lambda),
-                                mix(l1.latency, f.latency),
+                                mix(p1.lambda, p2.lambda, f.lambda),
+                                mix(p1.latency, p2.latency, f.latency),
                                 sectors,
                             ),
                             MapSource::GStatic,

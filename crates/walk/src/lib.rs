@@ -14,7 +14,7 @@ pub mod uneven;
 mod warp;
 
 use std::collections::hash_map::DefaultHasher;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 
 use idg::{KernelIdgs, WarpClass, SCHEMA_VERSION};
@@ -155,6 +155,26 @@ pub enum WalkError {
 /// How far (in groups, launch order) the groups a walked group compares its loads with lie.
 const NEIGHBOUR_DISTANCES: [u64; 7] = [1, 2, 4, 8, 16, 32, 64];
 
+/// The groups launched before `g` whose loads a load of `g` may find in L2: those at the
+/// neighbour distances, and the group one row and one plane of the grid back (a 2-D or 3-D
+/// grid's neighbour in y and z, whose rows a stencil's halo reads). All of them run at about
+/// the same time as `g` on a device of a hundred SMs holding several groups each, or just
+/// before it.
+fn earlier_groups(g: u64, grid: [u32; 3]) -> Vec<u64> {
+    let row = u64::from(grid[0]);
+    let plane = row * u64::from(grid[1]);
+    let mut v: Vec<u64> = NEIGHBOUR_DISTANCES
+        .iter()
+        .copied()
+        .chain([row, plane])
+        .filter(|&d| d > 0)
+        .filter_map(|d| g.checked_sub(d))
+        .collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
 /// Most groups one walk takes (`--groups all` or a count): 65 536 took about 30 s.
 pub const WALKED_GROUPS_LIMIT: u64 = 4_096;
 
@@ -193,6 +213,12 @@ pub fn build(
         Some(s) => &s.short,
         None => trips,
     };
+    // The assumption for warp `w`'s branches on unknown data.
+    let policy_of = |w: u32| match opts.mix {
+        Some(m) if w < m.first_warps => m.first,
+        Some(m) => m.second,
+        None => opts.unknown_branch,
+    };
     let mut classes: Vec<WarpClass> = Vec::new();
     let mut by_hash: HashMap<u64, Vec<usize>> = HashMap::new();
     let mut unknown = Vec::new();
@@ -219,14 +245,35 @@ pub fn build(
             .collect();
         neighbours.sort_unstable();
         neighbours.dedup();
+        // Without counters, the sectors the earlier groups load: a load of this group finds
+        // them in L2 (walked as traces, every warp of each group).
+        let earlier: Option<HashSet<pattern::Sector>> = if opts.nearby_groups {
+            let mut set = HashSet::new();
+            for n in earlier_groups(g, launch.grid) {
+                for w in 0..warps_per_group {
+                    let out = warp::WarpWalk::new(
+                        kernel,
+                        an,
+                        trips_of(w),
+                        opts,
+                        policy_of(w),
+                        WarpState::new(kernel, launch, launch.ctaid_of(n), w),
+                        warp::Peers::default(),
+                        opts.max_idg_nodes.saturating_sub(kept),
+                    )
+                    .trace_only()
+                    .run()?;
+                    set.extend(out.loads.into_iter().flat_map(|(_, s)| s));
+                }
+            }
+            Some(set)
+        } else {
+            None
+        };
         // The loads of the group's warps walked so far.
         let mut siblings = Vec::new();
         for w in 0..warps_per_group {
-            let policy = match opts.mix {
-                Some(m) if w < m.first_warps => m.first,
-                Some(m) => m.second,
-                None => opts.unknown_branch,
-            };
+            let policy = policy_of(w);
             // Warp `w` of the group at `ctaid`, compared with `peers`.
             let walk = |ctaid, peers| {
                 warp::WarpWalk::new(
@@ -254,6 +301,7 @@ pub fn build(
                 warp::Peers {
                     neighbours: &traces,
                     siblings: &siblings,
+                    earlier: earlier.as_ref(),
                 },
             )
             .run()?;

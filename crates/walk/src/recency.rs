@@ -154,6 +154,11 @@ impl<K: Hash + Eq + Copy> Recency<K> {
         })
     }
 
+    /// Whether `sector` was touched before (at any distance).
+    pub(crate) fn contains(&self, sector: &K) -> bool {
+        self.last.contains_key(sector)
+    }
+
     /// How many of `sectors` were touched before (at any distance).
     pub(crate) fn seen(&self, sectors: &[K]) -> usize {
         sectors.iter().filter(|s| self.last.contains_key(s)).count()

@@ -24,7 +24,7 @@
 //! finds them in L1 (`Reuse::Siblings`), and one whose sectors the same warp of a
 //! neighbouring group loads there reads data the whole grid shares (`Reuse::Groups`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use idg::{
     Barrier, BarrierKind, Category, Idg, IdgBuilder, LoopInfo, MemAccess, MemSpace, Node, NodeId,
@@ -49,6 +49,9 @@ pub(crate) struct Peers<'a> {
     pub neighbours: &'a [LoadTrace],
     /// The earlier warps of this warp's group.
     pub siblings: &'a [LoadTrace],
+    /// The sectors the groups launched just before this one load (`None`: not looked for,
+    /// the case with counters, which give each level's share).
+    pub earlier: Option<&'a HashSet<Sector>>,
 }
 
 /// Bytes of one global-memory sector.
@@ -107,6 +110,9 @@ pub(crate) struct WarpWalk<'a, 'l> {
     neighbours: &'a [LoadTrace],
     /// The earlier warps of this warp's group.
     siblings: &'a [LoadTrace],
+    /// Where the walk looks for data nearby warps share: the sectors the earlier warps of the
+    /// group load anywhere on their paths, and those of the earlier groups (`Peers::earlier`).
+    nearby: Option<(HashSet<Sector>, &'a HashSet<Sector>)>,
     /// Only the global loads' trace is wanted (a walk another group compares its loads
     /// with): no IDG is built.
     trace_only: bool,
@@ -168,6 +174,14 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             loads: Vec::new(),
             neighbours: peers.neighbours,
             siblings: peers.siblings,
+            nearby: peers.earlier.map(|e| {
+                let own: HashSet<Sector> = peers
+                    .siblings
+                    .iter()
+                    .flat_map(|t| t.iter().flat_map(|(_, s)| s.iter().copied()))
+                    .collect();
+                (own, e)
+            }),
             trace_only: false,
         }
     }
@@ -530,6 +544,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
                 .as_ref()
                 .and_then(|a| pattern::analyse(a, executing, bytes));
             let (reuse, seen_sectors);
+            let (mut sibling_sectors, mut group_sectors) = (0, 0);
             (reuse, reread_since, seen_sectors) = if space == MemSpace::Global && !atomic {
                 let sectors = addrs
                     .as_ref()
@@ -545,6 +560,9 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
                 } else {
                     u32::try_from(self.recency.seen(&sectors)).unwrap_or(u32::MAX)
                 };
+                if !store && !uniform {
+                    (sibling_sectors, group_sectors) = self.nearby_sectors(&sectors);
+                }
                 let (reuse, since) = self.touch_global(inst.ptx_line, sectors, store);
                 (
                     reuse.filter(|_| !uniform),
@@ -572,6 +590,8 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
                 pattern,
                 reuse,
                 seen_sectors,
+                sibling_sectors,
+                group_sectors,
             });
         }
         let mut moves = Vec::new();
@@ -644,6 +664,24 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             .and_then(|a| pattern::sectors(&a, executing, bytes))
             .unwrap_or_default();
         self.loads.push((inst.ptx_line, sectors));
+    }
+
+    /// Of a load's sectors the warp did not touch before, how many the earlier warps of its
+    /// group load, and of the rest how many the earlier groups load (`MemAccess::
+    /// sibling_sectors`, `group_sectors`); zero where the walk does not look.
+    fn nearby_sectors(&self, sectors: &[Sector]) -> (u32, u32) {
+        let Some((siblings, groups)) = &self.nearby else {
+            return (0, 0);
+        };
+        let (mut s, mut g) = (0u32, 0u32);
+        for x in sectors.iter().filter(|x| !self.recency.contains(x)) {
+            if siblings.contains(x) {
+                s = s.saturating_add(1);
+            } else if groups.contains(x) {
+                g = g.saturating_add(1);
+            }
+        }
+        (s, g)
     }
 
     /// Records a global access's sectors (empty: unknown) and says how a load reuses them.
