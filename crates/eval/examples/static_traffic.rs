@@ -7,9 +7,12 @@
 //! `cargo run --release -p eval --example static_traffic -- SUITE_DIR [KERNEL...]`
 //!
 //! One line per kernel: the bytes in MB, static then measured, and their ratio (static over
-//! measured); a last line the median and the geometric mean of the |log| ratios, reads and
-//! writes apart. Predicts nothing: it checks the input the mode without counters times
-//! memory with.
+//! measured); then the 32-byte sectors per global load request, the mean over the loads whose
+//! addresses the walk knows, the share of load requests whose addresses it does not, and
+//! ncu's mean over all loads (`l1tex__t_sectors/requests_pipe_lsu_mem_global_op_ld`); a last
+//! line the median and the geometric mean of the |log| ratios, reads and writes apart.
+//! Predicts nothing: it checks the input the mode without counters times memory with, and
+//! how much of a kernel's loads the static address analysis sees.
 
 use eval::predict::{build_graphs, Backend, GpuBackend, Variant};
 use eval::CountersMode;
@@ -34,8 +37,17 @@ fn main() {
     let expansion = backend.sass_expansion();
     let (mut reads, mut writes) = (Vec::new(), Vec::new());
     println!(
-        "{:28} {:>10} {:>10} {:>7}   {:>10} {:>10} {:>7}",
-        "kernel", "read_st", "read_ncu", "ratio", "write_st", "write_ncu", "ratio"
+        "{:28} {:>10} {:>10} {:>7}   {:>10} {:>10} {:>7}   {:>7} {:>7} {:>7}",
+        "kernel",
+        "read_st",
+        "read_ncu",
+        "ratio",
+        "write_st",
+        "write_ncu",
+        "ratio",
+        "sec_st",
+        "unknown",
+        "sec_ncu"
     );
     for (case, truth) in blind.kernels.iter().zip(&measured.kernels) {
         let g = match build_graphs(case, &variant, &expansion) {
@@ -67,15 +79,38 @@ fn main() {
                 v.push((ratio > 0.0).then(|| ratio.ln().abs()));
             }
         }
+        // Sectors per load request over the loads of known address, weighted by executions.
+        let (mut known, mut sectors, mut unknown) = (0.0, 0.0, 0.0);
+        for class in &g.idgs.classes {
+            let warps = class.warps.len() as f64;
+            idg::counts::for_each_execution(&class.idg, &mut |id, runs| {
+                let node = class.idg.node(id);
+                let Some(m) = node.mem else { return };
+                if m.space != idg::MemSpace::Global || m.store || m.atomic {
+                    return;
+                }
+                match m.pattern {
+                    Some(p) => {
+                        known += warps * runs;
+                        sectors += warps * runs * f64::from(p.sectors_per_request);
+                    }
+                    None => unknown += warps * runs,
+                }
+            });
+        }
+        let measured_sectors = q(Quantity::GlobalLoadSectors) / q(Quantity::GlobalLoadRequests);
         println!(
-            "{:28} {:10.2} {:10.2} {:7.2}   {:10.2} {:10.2} {:7.2}",
+            "{:28} {:10.2} {:10.2} {:7.2}   {:10.2} {:10.2} {:7.2}   {:7.2} {:7.2} {:7.2}",
             case.spec.id,
             r / 1e6,
             mr / 1e6,
             rr,
             w / 1e6,
             mw / 1e6,
-            rw
+            rw,
+            sectors / known,
+            unknown / (known + unknown),
+            measured_sectors
         );
     }
     let summary = |v: &[Option<f64>]| {

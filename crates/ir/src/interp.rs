@@ -2,8 +2,12 @@
 //!
 //! A register holds a [`Value`]: a known integer (raw bits at the instruction's width), an
 //! affine address `base + offset` over a symbolic base (pointer parameters and variables are
-//! distinct bases, so address arithmetic stays exact), or unknown (memory loads, floats,
-//! clocks). Address arithmetic is tracked at 32 and 64 bits (shared-memory addresses are
+//! distinct bases, so address arithmetic stays exact), a term plus an offset (what an integer
+//! load from global, shared or constant memory returned, and sums, differences and scalings of
+//! it: lanes that loaded one address share the term, so an index every lane of a warp reads
+//! alike keeps the addresses built from it exact relative to each other; [`WarpState::step`]
+//! creates the terms), or unknown (floats, clocks, what a load from an unknown address
+//! returned). Address arithmetic is tracked at 32 and 64 bits (shared-memory addresses are
 //! 32-bit), with the offset kept as a signed 64-bit byte count. Everything a launch decides —
 //! `%tid`, `%ntid`, `%ctaid`, `%nctaid`, `%laneid`, `%warpid` (from `%tid`), `WARP_SZ`, and
 //! the values of non-pointer parameters — is known.
@@ -33,13 +37,38 @@ pub enum Value {
     Int(u64),
     /// `base + offset` bytes.
     Addr { base: BaseId, offset: i64 },
+    /// `term + offset`: a value the launch does not decide (what a load returned, and what was
+    /// computed from it), equal wherever the same [`SymId`] appears. The lanes of a warp that
+    /// load one address get one term, so an index every lane reads alike, and the addresses
+    /// built from it, keep their lane-to-lane differences exact.
+    Sym { sym: SymId, offset: i64 },
+}
+
+/// An unknown term: a hash of the load that produced it (its dynamic instance in the warp and
+/// its address) or of the operation and terms it was computed from. Equal ids denote equal
+/// values; nothing else is known about them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct SymId(pub u64);
+
+impl SymId {
+    fn of(parts: &[u64]) -> SymId {
+        use std::hash::{Hash, Hasher};
+        // `DefaultHasher::new` has fixed keys: the same inputs give the same id in every run.
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        parts.hash(&mut h);
+        SymId(h.finish())
+    }
 }
 
 /// An address computed for one lane.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub struct AbstractAddr {
-    /// `None`: an absolute (numeric) address.
+    /// `None`: an absolute (numeric) address, or one relative to `sym`.
     pub base: Option<BaseId>,
+    /// The unknown term the address is relative to (an address computed from loaded data
+    /// that the lanes share); `None` for the others.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sym: Option<SymId>,
     /// Byte offset from the base.
     pub offset: i64,
 }
@@ -306,20 +335,29 @@ impl<'l> ThreadState<'l> {
             AddrBase::Reg(r) => match self.regs[r.index()] {
                 Value::Int(v) => Some(AbstractAddr {
                     base: None,
+                    sym: None,
                     offset: (v as i64).wrapping_add(*offset),
                 }),
                 Value::Addr { base, offset: o2 } => Some(AbstractAddr {
                     base: Some(base),
+                    sym: None,
+                    offset: o2.wrapping_add(*offset),
+                }),
+                Value::Sym { sym, offset: o2 } => Some(AbstractAddr {
+                    base: None,
+                    sym: Some(sym),
                     offset: o2.wrapping_add(*offset),
                 }),
                 Value::Unknown => None,
             },
             AddrBase::Var(b) => Some(AbstractAddr {
                 base: Some(*b),
+                sym: None,
                 offset: *offset,
             }),
             AddrBase::Absolute => Some(AbstractAddr {
                 base: None,
+                sym: None,
                 offset: *offset,
             }),
             AddrBase::KernelParam(_) | AddrBase::Slot(_) => None,
@@ -408,6 +446,8 @@ impl<'l> ThreadState<'l> {
                 // Shared/local addresses live in 32-bit registers and are widened for generic
                 // addressing; anything narrower than 32 bits cannot hold an address.
                 a @ Value::Addr { .. } if ty.bits >= 32 && from.bits >= 32 => a,
+                // An index widened for addressing keeps its term (the value does not wrap).
+                a @ Value::Sym { .. } if ty.bits >= 32 && from.bits >= 32 => a,
                 _ => Value::Unknown,
             },
             Sem::Setp(cmp, combine) => {
@@ -423,6 +463,16 @@ impl<'l> ThreadState<'l> {
                             offset: o2,
                         },
                     ) if b1 == b2 => Some(cmp.eval(i128::from(o1), i128::from(o2))),
+                    (
+                        Value::Sym {
+                            sym: s1,
+                            offset: o1,
+                        },
+                        Value::Sym {
+                            sym: s2,
+                            offset: o2,
+                        },
+                    ) if s1 == s2 => Some(cmp.eval(i128::from(o1), i128::from(o2))),
                     _ => None,
                 };
                 let p = match combine {
@@ -538,6 +588,13 @@ fn bool_op(op: BoolOp, a: Option<bool>, b: Option<bool>) -> Option<bool> {
     }
 }
 
+/// Operations a term is combined with, for [`SymId::of`].
+const SYM_ADD: u64 = 1;
+const SYM_SUB: u64 = 2;
+const SYM_MUL: u64 = 3;
+const SYM_BASE: u64 = 4;
+const SYM_LOAD: u64 = 5;
+
 fn add(ty: IntTy, a: Value, b: Value) -> Value {
     match (a, b) {
         (Value::Int(a), Value::Int(b)) => Value::Int(ty.wrap(a.wrapping_add(b))),
@@ -550,7 +607,51 @@ fn add(ty: IntTy, a: Value, b: Value) -> Value {
                 offset: offset.wrapping_add(ty.as_signed().to_i128(k) as i64),
             }
         }
+        (Value::Sym { sym, offset }, Value::Int(k))
+        | (Value::Int(k), Value::Sym { sym, offset })
+            if ty.bits >= 32 =>
+        {
+            Value::Sym {
+                sym,
+                offset: offset.wrapping_add(ty.as_signed().to_i128(k) as i64),
+            }
+        }
+        (
+            Value::Sym {
+                sym: s1,
+                offset: o1,
+            },
+            Value::Sym {
+                sym: s2,
+                offset: o2,
+            },
+        ) if ty.bits >= 32 => {
+            let (x, y) = (s1.min(s2), s1.max(s2));
+            Value::Sym {
+                sym: SymId::of(&[SYM_ADD, x.0, y.0]),
+                offset: o1.wrapping_add(o2),
+            }
+        }
+        // An address into a buffer at an index computed from loaded data.
+        (Value::Addr { base, offset: o1 }, Value::Sym { sym, offset: o2 })
+        | (Value::Sym { sym, offset: o2 }, Value::Addr { base, offset: o1 })
+            if ty.bits >= 32 =>
+        {
+            Value::Sym {
+                sym: SymId::of(&[SYM_BASE, base.index() as u64, sym.0]),
+                offset: o1.wrapping_add(o2),
+            }
+        }
         _ => Value::Unknown,
+    }
+}
+
+/// `a * k` for a term: the term scaled (a new term) and the offset scaled, exact while the
+/// value does not wrap; `tag` tells apart the products of different widths.
+fn scale_sym(sym: SymId, offset: i64, k: i64, tag: u64) -> Value {
+    Value::Sym {
+        sym: SymId::of(&[SYM_MUL, sym.0, k as u64, tag]),
+        offset: offset.wrapping_mul(k),
     }
 }
 
@@ -571,11 +672,44 @@ fn sub(ty: IntTy, a: Value, b: Value) -> Value {
                 offset: o2,
             },
         ) if b1 == b2 => Value::Int(ty.wrap(o1.wrapping_sub(o2) as u64)),
+        (Value::Sym { sym, offset }, Value::Int(k)) if ty.bits >= 32 => Value::Sym {
+            sym,
+            offset: offset.wrapping_sub(ty.as_signed().to_i128(k) as i64),
+        },
+        (
+            Value::Sym {
+                sym: s1,
+                offset: o1,
+            },
+            Value::Sym {
+                sym: s2,
+                offset: o2,
+            },
+        ) if ty.bits >= 32 => {
+            if s1 == s2 {
+                Value::Int(ty.wrap(o1.wrapping_sub(o2) as u64))
+            } else {
+                Value::Sym {
+                    sym: SymId::of(&[SYM_SUB, s1.0, s2.0]),
+                    offset: o1.wrapping_sub(o2),
+                }
+            }
+        }
         _ => Value::Unknown,
     }
 }
 
 fn mul(ty: IntTy, mode: MulMode, a: Value, b: Value) -> Value {
+    match (a, b, mode) {
+        (Value::Sym { sym, offset }, Value::Int(k), MulMode::Lo | MulMode::Wide)
+        | (Value::Int(k), Value::Sym { sym, offset }, MulMode::Lo | MulMode::Wide)
+            if ty.bits >= 32 =>
+        {
+            let wide = u64::from(mode == MulMode::Wide);
+            return scale_sym(sym, offset, ty.to_i128(k) as i64, wide);
+        }
+        _ => {}
+    }
     let (Value::Int(a), Value::Int(b)) = (a, b) else {
         return Value::Unknown;
     };
@@ -588,6 +722,15 @@ fn mul(ty: IntTy, mode: MulMode, a: Value, b: Value) -> Value {
 }
 
 fn int_op(sem: Sem, ty: IntTy, a: Value, b: Value) -> Value {
+    // A term shifted left is a term scaled by a power of two, as `mul.lo` scales it.
+    if let (Sem::Shl, Value::Sym { sym, offset }, Value::Int(k)) = (sem, a, b) {
+        return match ty.wrap(k) {
+            k if ty.bits >= 32 && k < u64::from(ty.bits).min(62) => {
+                scale_sym(sym, offset, 1i64 << k, 0)
+            }
+            _ => Value::Unknown,
+        };
+    }
     let ai = match a {
         Value::Int(a) => a,
         _ => return Value::Unknown,
@@ -638,11 +781,34 @@ fn int_op(sem: Sem, ty: IntTy, a: Value, b: Value) -> Value {
     Value::Int(ty.wrap(r))
 }
 
+/// The address operand of a load whose value lanes reading one address share: an integer
+/// `ld`/`ldu` in the global, shared or constant space (local memory is per thread, parameters
+/// are the launch's, generic addresses may be local), not an atomic.
+fn loaded_terms(inst: &Inst) -> Option<&Operand> {
+    use ptx::ast::{Opcode, StateSpace};
+    let op = &inst.op;
+    let integer = op.mods.types.first().is_some_and(|t| !t.is_float());
+    if !matches!(op.opcode, Opcode::Ld | Opcode::Ldu) || op.is_atomic() || !integer {
+        return None;
+    }
+    if !matches!(
+        op.mods.space,
+        Some(StateSpace::Global | StateSpace::Shared | StateSpace::Const)
+    ) {
+        return None;
+    }
+    inst.srcs()
+        .iter()
+        .find(|o| matches!(o, Operand::Addr { .. }))
+}
+
 /// 32 lanes of one warp executed in lock step under an active mask.
 #[derive(Debug, Clone)]
 pub struct WarpState<'l> {
     /// Lane `i` is thread `32 * warp + i` of the block; a partial last warp has fewer lanes.
     pub lanes: Vec<ThreadState<'l>>,
+    /// Instructions stepped: tells one dynamic load from another in its terms.
+    steps: u64,
 }
 
 /// Per-lane outcome of a predicate over the active lanes.
@@ -661,7 +827,7 @@ impl<'l> WarpState<'l> {
         let lanes = (first..threads.min(first + 32))
             .map(|t| ThreadState::new(kernel, launch, ctaid, launch.tid_of(t)))
             .collect();
-        Self { lanes }
+        Self { lanes, steps: 0 }
     }
 
     /// Mask of the lanes that exist (a partial last warp has fewer than 32).
@@ -673,11 +839,51 @@ impl<'l> WarpState<'l> {
         }
     }
 
-    /// Executes `inst` on the active lanes.
+    /// Executes `inst` on the active lanes. A load from global, shared or constant memory
+    /// gives each lane whose guard holds and whose address is known a term of that address
+    /// and of this dynamic instance ([`Value::Sym`]): lanes reading one address get equal
+    /// values.
     pub fn step(&mut self, inst: &Inst, active: u32) {
+        self.steps = self.steps.wrapping_add(1);
+        let loaded = loaded_terms(inst).map(|addr| {
+            let mut out = [None; 32];
+            for (i, lane) in self.lanes.iter().enumerate() {
+                if active >> i & 1 == 1 && lane.eval_guard(inst.guard) == Some(true) {
+                    out[i] = lane.eval_addr(addr);
+                }
+            }
+            out
+        });
         for (i, lane) in self.lanes.iter_mut().enumerate() {
             if active >> i & 1 == 1 {
                 lane.step(inst);
+            }
+        }
+        let Some(addrs) = loaded else { return };
+        let dsts: Vec<RegId> = match inst.dsts().first() {
+            Some(Operand::Reg(r)) => vec![*r],
+            Some(Operand::Vector(v)) => v
+                .iter()
+                .filter_map(|e| match e {
+                    Operand::Reg(r) => Some(*r),
+                    _ => None,
+                })
+                .collect(),
+            _ => return,
+        };
+        for (lane, a) in self.lanes.iter_mut().zip(addrs) {
+            let Some(a) = a else { continue };
+            for (k, r) in dsts.iter().enumerate() {
+                let sym = SymId::of(&[
+                    SYM_LOAD,
+                    self.steps,
+                    u64::from(inst.ptx_line),
+                    a.base.map_or(u64::MAX, |b| b.index() as u64),
+                    a.sym.map_or(0, |s| s.0),
+                    a.offset as u64,
+                    k as u64,
+                ]);
+                lane.set(*r, Value::Sym { sym, offset: 0 });
             }
         }
     }

@@ -37,7 +37,7 @@ pub use error::IrError;
 pub use ids::{BaseId, BlockId, InstId, LoopId, RegId};
 pub use induction::Induction;
 pub use interp::{
-    AbstractAddr, BoundLaunch, LaneMasks, Launch, ThreadState, Value, WarpState, MAX_BLOCK,
+    AbstractAddr, BoundLaunch, LaneMasks, Launch, SymId, ThreadState, Value, WarpState, MAX_BLOCK,
     MAX_BLOCK_THREADS, MAX_GRID,
 };
 pub use joint::ClassCounts;

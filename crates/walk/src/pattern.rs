@@ -27,7 +27,10 @@ pub fn analyse(
         .map(|i| addrs[i].map(|a| (i, a)))
         .collect::<Option<_>>()?;
     let first = lanes.first()?.1;
-    if lanes.iter().any(|(_, a)| a.base != first.base) {
+    if lanes
+        .iter()
+        .any(|(_, a)| (a.base, a.sym) != (first.base, first.sym))
+    {
         return None;
     }
     if lanes
@@ -96,8 +99,9 @@ pub fn analyse(
     })
 }
 
-/// A global-memory sector: the base its address is relative to and its index from that base.
-pub(crate) type Sector = (Option<ir::BaseId>, i64);
+/// A global-memory sector: the base (or loaded term) its address is relative to and its index
+/// from there.
+pub(crate) type Sector = (Option<ir::BaseId>, Option<ir::SymId>, i64);
 
 /// The distinct 32-byte sectors the active lanes touch, sorted; `None` when some active
 /// lane's address is unknown or beyond ±2^56 bytes.
@@ -108,14 +112,23 @@ pub(crate) fn sectors(
 ) -> Option<Vec<Sector>> {
     let bytes = i64::from(bytes.max(1));
     let mut out = Vec::new();
+    // Addresses relative to loaded terms are comparable only where the lanes share the term
+    // (an index every lane read alike): lanes gathering through terms of their own have
+    // unknown addresses, whose sectors no other access can be matched with.
+    let mut root = None;
     for (i, a) in addrs.iter().enumerate() {
         if active >> i & 1 == 0 {
             continue;
         }
         let a = (*a).filter(|a| a.offset.unsigned_abs() <= MAX_OFFSET)?;
+        match root {
+            None => root = Some(a.sym),
+            Some(s) if s != a.sym => return None,
+            Some(_) => {}
+        }
         let lo = a.offset.div_euclid(SECTOR);
         let hi = (a.offset + bytes - 1).div_euclid(SECTOR);
-        out.extend((lo..=hi).map(|s| (a.base, s)));
+        out.extend((lo..=hi).map(|s| (a.base, a.sym, s)));
     }
     out.sort_unstable();
     out.dedup();
@@ -131,6 +144,7 @@ mod tests {
         for (i, slot) in out.iter_mut().enumerate() {
             *slot = Some(AbstractAddr {
                 base: None,
+                sym: None,
                 offset: f(i as i64),
             });
         }
@@ -169,11 +183,11 @@ mod tests {
     #[test]
     fn sectors_of_a_wide_access_and_of_an_unknown_lane() {
         let s = sectors(&addrs(|i| 16 * i), u32::MAX, 16).unwrap();
-        assert_eq!(s, (0..16).map(|k| (None, k)).collect::<Vec<_>>());
+        assert_eq!(s, (0..16).map(|k| (None, None, k)).collect::<Vec<_>>());
         let mut a = addrs(|i| 4 * i);
         a[5] = None;
         assert!(sectors(&a, u32::MAX, 4).is_none());
-        assert_eq!(sectors(&a, 0b1, 4).unwrap(), vec![(None, 0)]);
+        assert_eq!(sectors(&a, 0b1, 4).unwrap(), vec![(None, None, 0)]);
     }
 
     #[test]

@@ -12,20 +12,24 @@ fn extreme_addresses_have_no_pattern() {
         (1 << 60, -(1 << 60)),
     ] {
         let mut addrs = [Some(AbstractAddr {
+            sym: None,
             base: None,
             offset: 0,
         }); 32];
         addrs[0] = Some(AbstractAddr {
+            sym: None,
             base: None,
             offset: a,
         });
         addrs[1] = Some(AbstractAddr {
+            sym: None,
             base: None,
             offset: b,
         });
         assert_eq!(walk::analyse_addresses(&addrs, u32::MAX, 16), None);
     }
     let near = [Some(AbstractAddr {
+        sym: None,
         base: None,
         offset: 1 << 40,
     }); 32];

@@ -134,3 +134,122 @@ fn a_tile_groups_eight_apart_share_is_on_chip() {
     let reuse = template_reuse(&launch(src, "tiles"));
     assert_eq!(reuse, vec![Some(Reuse::Groups), None]);
 }
+
+/// The global loads of the first class in template order: (sibling, group) sectors.
+fn nearby(k: &idg::KernelIdgs) -> Vec<(u32, u32)> {
+    k.classes[0]
+        .idg
+        .nodes
+        .iter()
+        .filter_map(|n| n.mem)
+        .filter(|m| m.space == MemSpace::Global && !m.store)
+        .map(|m| (m.sibling_sectors, m.group_sectors))
+        .collect()
+}
+
+/// A 3-point stencil down the rows of a 32-float-wide array, one row per warp, two warps per
+/// group: the row above (`-128`) of warp 1 is warp 0's own row (an earlier sibling loads
+/// it), that of warp 0 the group before's last row; the row below is no earlier warp's.
+/// The same kernel walked without looking (a profile's counters give the shares) counts none.
+#[test]
+fn a_stencil_halo_is_what_earlier_warps_and_groups_load() {
+    let src = ".version 8.0\n.target sm_90\n.address_size 64\n\
+         .visible .entry rows(.param .u64 x)\n{\n\
+         \t.reg .b32 %r<8>;\n\t.reg .f32 %f<4>;\n\t.reg .b64 %rd<8>;\n\
+         \tld.param.u64 %rd1, [x];\n\tmov.u32 %r1, %ctaid.x;\n\tmov.u32 %r2, %tid.x;\n\
+         \tmul.wide.u32 %rd2, %r1, 256;\n\tmul.wide.u32 %rd3, %r2, 4;\n\
+         \tadd.s64 %rd4, %rd1, %rd2;\n\tadd.s64 %rd5, %rd4, %rd3;\n\
+         \tld.global.f32 %f1, [%rd5];\n\tld.global.f32 %f2, [%rd5+-128];\n\
+         \tld.global.f32 %f3, [%rd5+128];\n\tret;\n}\n";
+    let module = ptx::parse(src).unwrap();
+    let launch = ir::Launch {
+        grid: [64, 1, 1],
+        block: [64, 1, 1],
+        params: vec![],
+    };
+    let build = |nearby_groups| {
+        walk::front_end(
+            &module,
+            "rows",
+            &launch,
+            &ir::TripInputs::default(),
+            &walk::Options {
+                nearby_groups,
+                ..walk::Options::default()
+            },
+        )
+        .unwrap()
+        .built
+        .idgs
+    };
+    let k = build(true);
+    // Warp 0: its row above is the previous group's warp 1 row; warp 1: its row above is
+    // warp 0's row, its own row warp 0's row below.
+    let by_warp: Vec<Vec<(u32, u32)>> = k
+        .classes
+        .iter()
+        .map(|c| {
+            nearby(&idg::KernelIdgs {
+                classes: vec![c.clone()],
+                ..k.clone()
+            })
+        })
+        .collect();
+    assert!(
+        by_warp.contains(&vec![(0, 4), (0, 4), (0, 0)]),
+        "{by_warp:?}"
+    );
+    assert!(
+        by_warp.contains(&vec![(4, 0), (4, 0), (0, 0)]),
+        "{by_warp:?}"
+    );
+    let blind = build(false);
+    assert!(blind.classes.iter().all(|c| nearby(&idg::KernelIdgs {
+        classes: vec![c.clone()],
+        ..blind.clone()
+    })
+    .iter()
+    .all(|&s| s == (0, 0))));
+}
+
+/// An index every lane of a warp loads alike (`ld [idx + 4*ctaid]`) keeps the addresses built
+/// from it exact relative to each other: the row it selects is read coalesced (stride 4, 4
+/// sectors), and a load of it is uniform. An index each lane loads for itself leaves the gather
+/// through it unknown.
+#[test]
+fn addresses_from_a_warp_uniform_index_keep_their_pattern() {
+    let src = ".version 8.0\n.target sm_90\n.address_size 64\n\
+         .visible .entry gather(.param .u64 idx, .param .u64 table)\n{\n\
+         \t.reg .b32 %r<8>;\n\t.reg .f32 %f<4>;\n\t.reg .b64 %rd<16>;\n\
+         \tld.param.u64 %rd1, [idx];\n\tld.param.u64 %rd2, [table];\n\
+         \tmov.u32 %r1, %ctaid.x;\n\tmov.u32 %r2, %tid.x;\n\
+         \tmul.wide.u32 %rd3, %r1, 4;\n\tadd.s64 %rd4, %rd1, %rd3;\n\
+         \tld.global.u32 %r3, [%rd4];\n\
+         \tmul.wide.s32 %rd5, %r3, 128;\n\tadd.s64 %rd6, %rd2, %rd5;\n\
+         \tmul.wide.u32 %rd7, %r2, 4;\n\tadd.s64 %rd8, %rd6, %rd7;\n\
+         \tld.global.f32 %f1, [%rd8];\n\
+         \tadd.s64 %rd9, %rd1, %rd7;\n\tld.global.u32 %r4, [%rd9];\n\
+         \tmul.wide.s32 %rd10, %r4, 4;\n\tadd.s64 %rd11, %rd2, %rd10;\n\
+         \tld.global.f32 %f2, [%rd11];\n\tret;\n}\n";
+    let k = launch(src, "gather");
+    let patterns: Vec<Option<(Option<i64>, u32)>> = k.classes[0]
+        .idg
+        .nodes
+        .iter()
+        .filter_map(|n| n.mem)
+        .filter(|m| m.space == MemSpace::Global)
+        .map(|m| {
+            m.pattern
+                .map(|p| (p.lane_stride_bytes, p.sectors_per_request))
+        })
+        .collect();
+    assert_eq!(
+        patterns,
+        vec![
+            Some((Some(0), 1)),
+            Some((Some(4), 4)),
+            Some((Some(4), 4)),
+            None
+        ]
+    );
+}
