@@ -155,18 +155,16 @@ pub enum WalkError {
 /// How far (in groups, launch order) the groups a walked group compares its loads with lie.
 const NEIGHBOUR_DISTANCES: [u64; 7] = [1, 2, 4, 8, 16, 32, 64];
 
-/// The groups launched before `g` whose loads a load of `g` may find in L2: those at the
-/// neighbour distances, and the group one row and one plane of the grid back (a 2-D or 3-D
-/// grid's neighbour in y and z, whose rows a stencil's halo reads). All of them run at about
-/// the same time as `g` on a device of a hundred SMs holding several groups each, or just
-/// before it.
+/// The groups launched before `g` whose loads a load of `g` may find in L2: the previous one
+/// and the one a row and a plane of the grid back (a 1-, 2- or 3-D grid's neighbours in x, y
+/// and z, whose edges a stencil's halo reads). They run at about the same time as `g` on a
+/// device of a hundred SMs holding several groups each, or just before it. (Data that groups
+/// further apart share at the same point of their paths is `Reuse::Groups`.)
 fn earlier_groups(g: u64, grid: [u32; 3]) -> Vec<u64> {
     let row = u64::from(grid[0]);
     let plane = row * u64::from(grid[1]);
-    let mut v: Vec<u64> = NEIGHBOUR_DISTANCES
-        .iter()
-        .copied()
-        .chain([row, plane])
+    let mut v: Vec<u64> = [1, row, plane]
+        .into_iter()
         .filter(|&d| d > 0)
         .filter_map(|d| g.checked_sub(d))
         .collect();
