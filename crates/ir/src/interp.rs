@@ -44,6 +44,24 @@ pub enum Value {
     Sym { sym: SymId, offset: i64 },
 }
 
+impl Value {
+    /// The value `k` further on: an address or a term with its offset moved (anything else
+    /// as it is).
+    fn shifted(self, k: i64) -> Value {
+        match self {
+            Value::Addr { base, offset } => Value::Addr {
+                base,
+                offset: offset.wrapping_add(k),
+            },
+            Value::Sym { sym, offset } => Value::Sym {
+                sym,
+                offset: offset.wrapping_add(k),
+            },
+            v => v,
+        }
+    }
+}
+
 /// An unknown term: a hash of the load that produced it (its dynamic instance in the warp and
 /// its address) or of the operation and terms it was computed from. Equal ids denote equal
 /// values; nothing else is known about them.
@@ -598,23 +616,11 @@ const SYM_LOAD: u64 = 5;
 fn add(ty: IntTy, a: Value, b: Value) -> Value {
     match (a, b) {
         (Value::Int(a), Value::Int(b)) => Value::Int(ty.wrap(a.wrapping_add(b))),
-        (Value::Addr { base, offset }, Value::Int(k))
-        | (Value::Int(k), Value::Addr { base, offset })
+        (v @ (Value::Addr { .. } | Value::Sym { .. }), Value::Int(k))
+        | (Value::Int(k), v @ (Value::Addr { .. } | Value::Sym { .. }))
             if ty.bits >= 32 =>
         {
-            Value::Addr {
-                base,
-                offset: offset.wrapping_add(ty.as_signed().to_i128(k) as i64),
-            }
-        }
-        (Value::Sym { sym, offset }, Value::Int(k))
-        | (Value::Int(k), Value::Sym { sym, offset })
-            if ty.bits >= 32 =>
-        {
-            Value::Sym {
-                sym,
-                offset: offset.wrapping_add(ty.as_signed().to_i128(k) as i64),
-            }
+            v.shifted(ty.as_signed().to_i128(k) as i64)
         }
         (
             Value::Sym {
@@ -658,10 +664,9 @@ fn scale_sym(sym: SymId, offset: i64, k: i64, tag: u64) -> Value {
 fn sub(ty: IntTy, a: Value, b: Value) -> Value {
     match (a, b) {
         (Value::Int(a), Value::Int(b)) => Value::Int(ty.wrap(a.wrapping_sub(b))),
-        (Value::Addr { base, offset }, Value::Int(k)) if ty.bits >= 32 => Value::Addr {
-            base,
-            offset: offset.wrapping_sub(ty.as_signed().to_i128(k) as i64),
-        },
+        (v @ (Value::Addr { .. } | Value::Sym { .. }), Value::Int(k)) if ty.bits >= 32 => {
+            v.shifted((ty.as_signed().to_i128(k) as i64).wrapping_neg())
+        }
         (
             Value::Addr {
                 base: b1,
@@ -672,10 +677,6 @@ fn sub(ty: IntTy, a: Value, b: Value) -> Value {
                 offset: o2,
             },
         ) if b1 == b2 => Value::Int(ty.wrap(o1.wrapping_sub(o2) as u64)),
-        (Value::Sym { sym, offset }, Value::Int(k)) if ty.bits >= 32 => Value::Sym {
-            sym,
-            offset: offset.wrapping_sub(ty.as_signed().to_i128(k) as i64),
-        },
         (
             Value::Sym {
                 sym: s1,
