@@ -787,7 +787,7 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack
             let dram_bytes = if on_chip {
                 0
             } else {
-                sectors.saturating_sub(touched.max(seen) + siblings + groups)
+                sectors.saturating_sub(touched + siblings + groups)
                     * ::profile::metrics::SECTOR_BYTES as u64
                     / 1000
             };

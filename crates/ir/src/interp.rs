@@ -45,6 +45,14 @@ pub enum Value {
 }
 
 impl Value {
+    /// A term's id and offset; `None` for the other values.
+    fn term(self) -> Option<(SymId, i64)> {
+        match self {
+            Value::Sym { sym, offset } => Some((sym, offset)),
+            _ => None,
+        }
+    }
+
     /// The value `k` further on: an address or a term with its offset moved (anything else
     /// as it is).
     fn shifted(self, k: i64) -> Value {
@@ -481,17 +489,12 @@ impl<'l> ThreadState<'l> {
                             offset: o2,
                         },
                     ) if b1 == b2 => Some(cmp.eval(i128::from(o1), i128::from(o2))),
-                    (
-                        Value::Sym {
-                            sym: s1,
-                            offset: o1,
-                        },
-                        Value::Sym {
-                            sym: s2,
-                            offset: o2,
-                        },
-                    ) if s1 == s2 => Some(cmp.eval(i128::from(o1), i128::from(o2))),
-                    _ => None,
+                    (x, y) => match (x.term(), y.term()) {
+                        (Some((s1, o1)), Some((s2, o2))) if s1 == s2 => {
+                            Some(cmp.eval(i128::from(o1), i128::from(o2)))
+                        }
+                        _ => None,
+                    },
                 };
                 let p = match combine {
                     None => c,
@@ -614,6 +617,12 @@ const SYM_BASE: u64 = 4;
 const SYM_LOAD: u64 = 5;
 
 fn add(ty: IntTy, a: Value, b: Value) -> Value {
+    if let (Some((s1, o1)), Some((s2, o2)), true) = (a.term(), b.term(), ty.bits >= 32) {
+        return Value::Sym {
+            sym: SymId::of(&[SYM_ADD, s1.min(s2).0, s1.max(s2).0]),
+            offset: o1.wrapping_add(o2),
+        };
+    }
     match (a, b) {
         (Value::Int(a), Value::Int(b)) => Value::Int(ty.wrap(a.wrapping_add(b))),
         (v @ (Value::Addr { .. } | Value::Sym { .. }), Value::Int(k))
@@ -621,22 +630,6 @@ fn add(ty: IntTy, a: Value, b: Value) -> Value {
             if ty.bits >= 32 =>
         {
             v.shifted(ty.as_signed().to_i128(k) as i64)
-        }
-        (
-            Value::Sym {
-                sym: s1,
-                offset: o1,
-            },
-            Value::Sym {
-                sym: s2,
-                offset: o2,
-            },
-        ) if ty.bits >= 32 => {
-            let (x, y) = (s1.min(s2), s1.max(s2));
-            Value::Sym {
-                sym: SymId::of(&[SYM_ADD, x.0, y.0]),
-                offset: o1.wrapping_add(o2),
-            }
         }
         // An address into a buffer at an index computed from loaded data.
         (Value::Addr { base, offset: o1 }, Value::Sym { sym, offset: o2 })
@@ -662,6 +655,16 @@ fn scale_sym(sym: SymId, offset: i64, k: i64, tag: u64) -> Value {
 }
 
 fn sub(ty: IntTy, a: Value, b: Value) -> Value {
+    if let (Some((s1, o1)), Some((s2, o2)), true) = (a.term(), b.term(), ty.bits >= 32) {
+        return if s1 == s2 {
+            Value::Int(ty.wrap(o1.wrapping_sub(o2) as u64))
+        } else {
+            Value::Sym {
+                sym: SymId::of(&[SYM_SUB, s1.0, s2.0]),
+                offset: o1.wrapping_sub(o2),
+            }
+        };
+    }
     match (a, b) {
         (Value::Int(a), Value::Int(b)) => Value::Int(ty.wrap(a.wrapping_sub(b))),
         (v @ (Value::Addr { .. } | Value::Sym { .. }), Value::Int(k)) if ty.bits >= 32 => {
@@ -677,25 +680,6 @@ fn sub(ty: IntTy, a: Value, b: Value) -> Value {
                 offset: o2,
             },
         ) if b1 == b2 => Value::Int(ty.wrap(o1.wrapping_sub(o2) as u64)),
-        (
-            Value::Sym {
-                sym: s1,
-                offset: o1,
-            },
-            Value::Sym {
-                sym: s2,
-                offset: o2,
-            },
-        ) if ty.bits >= 32 => {
-            if s1 == s2 {
-                Value::Int(ty.wrap(o1.wrapping_sub(o2) as u64))
-            } else {
-                Value::Sym {
-                    sym: SymId::of(&[SYM_SUB, s1.0, s2.0]),
-                    offset: o1.wrapping_sub(o2),
-                }
-            }
-        }
         _ => Value::Unknown,
     }
 }
