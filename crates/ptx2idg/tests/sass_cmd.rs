@@ -158,6 +158,24 @@ fn without_ptxas_a_note_says_how_to_get_it() {
 }
 
 #[test]
+fn without_ptxas_but_with_regs_the_note_names_what_is_lost() {
+    let o = flux(
+        "4",
+        &["--regs", "40"],
+        &[("PTX2IDG_NO_SASS_TOOLS", Some("1"))],
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let err = text(&o.stderr);
+    let note = err
+        .lines()
+        .find(|l| l.starts_with("ptx2idg: note: no ptxas found"))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(note.contains("not aligned with the machine code"), "{note}");
+    assert!(!note.contains("default to"), "{note}");
+    assert_eq!(registers_line(&o), "registers per thread: 40 (--regs)");
+}
+
+#[test]
 fn idg_json_input_has_no_ptx_to_compile() {
     let dir = std::env::temp_dir().join(format!("ptx2idg-sass-json-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -314,11 +314,21 @@ fn auto(req: &Request<'_>, diags: &mut Diags) -> Result<Report, String> {
     };
     let tools = crate::tools::Toolchain::discover();
     if tools.ptxas.is_none() {
+        // With the registers given, what is lost is the alignment with the machine code.
+        let (lost, give) = match req.regs {
+            None => (
+                format!("registers per thread default to {DEFAULT_REGS}"),
+                format!("{} or {} give them", sp.regs_n, sp.sass_file),
+            ),
+            Some(_) => (
+                "the IDGs are not aligned with the machine code".to_string(),
+                format!("{} gives a dump", sp.sass_file),
+            ),
+        };
         diags.note(format!(
-            "no ptxas found (PATH, pip's nvidia packages, Triton): registers per thread \
-             default to {DEFAULT_REGS}; `pip install nvidia-cuda-nvcc nvidia-cuda-cuobjdump` \
-             gets it, {} or {} give them, {} silences this",
-            sp.regs_n, sp.sass_file, sp.sass_none
+            "no ptxas found (PATH, pip's nvidia packages, Triton): {lost}; `pip install \
+             nvidia-cuda-nvcc nvidia-cuda-cuobjdump` gets it, {give}, {} silences this",
+            sp.sass_none
         ));
         return Err("no ptxas".to_string());
     }
