@@ -426,19 +426,24 @@ def atomic_slice_rate(path):
         for r in csv.DictReader(f):
             v = float(r["Metric Value"].replace(",", ""))
             launches.setdefault(r["ID"], {})[r["Metric Name"]] = v
-    ratios, clocks = [], []
+    ratios, clocks, slices = [], [], set()
     for m in launches.values():
         busiest = m["lts__d_atomic_input_cycles_active.max"]
         mean = m["lts__d_atomic_input_cycles_active.avg"]
+        if mean > 0:
+            # The sum over the slices over their mean: how many slices there are.
+            slices.add(round(m["lts__d_atomic_input_cycles_active.sum"] / mean))
         clocks.append(m["lts__cycles_elapsed.avg.per_second"] / 1e6)
         if mean > 0 and busiest >= 2 * mean:
             ratios.append(m["lts__cycles_elapsed.avg"] / busiest)
     if not ratios:
         sys.exit(f"gen_profile: no launch of {path} is bound by one L2 slice")
+    if len(slices) != 1:
+        sys.exit(f"gen_profile: the launches of {path} disagree on the L2 slices: {sorted(slices)}")
     cycles = statistics.median(ratios)
     clock = statistics.median(clocks)
     return {"rate": clock / cycles, "cycles": cycles, "clock": clock, "n": len(ratios),
-            "lo": min(ratios), "hi": max(ratios)}
+            "lo": min(ratios), "hi": max(ratios), "slices": slices.pop()}
 
 
 #: Footprints (MiB re-read, as much written) of l2_reuse.cu's second sweep that make the hit curve.
@@ -837,6 +842,8 @@ def main():
     w(f"l2_atomic_slice_rate = {atomic['rate']:.0f}  # M atomic sectors/s per L2 slice: "
       f"{atomic['clock']:.0f} MHz / {atomic['cycles']:.3f} cycles per sector, median of "
       f"{atomic['n']} slice-bound launches ({atomic['lo']:.2f}-{atomic['hi']:.2f}), atomics.cu")
+    w(f"l2_slices = {atomic['slices']}  # L2 slices: ncu lts__d_atomic_input_cycles_active "
+      f".sum / .avg of every atomics.cu launch")
     w("")
     # u against this GPU's own sustained rates, as the profile writes them.
     ll = loaded_latency_fit.unified(a.loaded_latency_raw, tuple(

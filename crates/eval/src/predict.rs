@@ -260,18 +260,18 @@ pub trait Backend: Sync {
 
     /// The launch's time in microseconds from the simulated core's `core_us` at `point`: the
     /// device-wide limits `config` switches on (`sim::ModelConfig::device_time_us`).
-    /// `static_dram` is the run's DRAM (read, write) bytes by the static access analysis
-    /// (`sim::cost::static_dram_bytes`), given where the point has no counters
-    /// ([`MeasuredPoint::profiled`]): the floors read those there, as `simulate` does without
+    /// `static_traffic` is what the run moves by the static access analysis
+    /// (`sim::cost::static_traffic`), given where the point has no counters
+    /// ([`MeasuredPoint::profiled`]): the floors read it there, as `simulate` does without
     /// counters. A backend without a device (tests) keeps the core's time.
     fn device_time_us(
         &self,
         config: &Variant,
         core_us: f64,
         point: &MeasuredPoint,
-        static_dram: Option<(f64, f64)>,
+        static_traffic: Option<sim::cost::StaticTraffic>,
     ) -> f64 {
-        let _ = (config, point, static_dram);
+        let _ = (config, point, static_traffic);
         core_us
     }
 
@@ -403,13 +403,13 @@ impl Backend for GpuBackend {
         config: &Variant,
         core_us: f64,
         point: &MeasuredPoint,
-        static_dram: Option<(f64, f64)>,
+        static_traffic: Option<sim::cost::StaticTraffic>,
     ) -> f64 {
         let traffic = match point.profiled() {
             Some(_) => traffic(config, point),
-            // No counters: the run's own DRAM bytes, as `simulate` reads them without counters
-            // (`sim::ModelConfig::traffic_of`).
-            None => sim::ModelConfig::static_traffic(static_dram),
+            // No counters: the run's own static traffic, as `simulate` reads it without
+            // counters (`sim::ModelConfig::traffic_of`).
+            None => static_traffic.and_then(|s| sim::ModelConfig::static_traffic(s, &self.profile)),
         };
         config.device_time_us(core_us, traffic.as_ref(), &self.profile)
     }
@@ -1019,16 +1019,12 @@ fn predict_variants<B: Backend>(
                             return wpc;
                         }
                         let core_us = warps / (wpc * clock);
-                        // Without counters the floors read the run's static DRAM bytes.
-                        let static_dram = p.profiled().is_none().then(|| {
+                        // Without counters the floors read the run's static traffic.
+                        let static_traffic = p.profiled().is_none().then(|| {
                             let r = &runs[run];
-                            sim::cost::static_dram_bytes(
-                                &built[r.graph].idgs,
-                                &r.timed.costs,
-                                &r.exec,
-                            )
+                            sim::cost::static_traffic(&built[r.graph].idgs, &r.timed.costs, &r.exec)
                         });
-                        let t = backend.device_time_us(v, core_us, p, static_dram.flatten());
+                        let t = backend.device_time_us(v, core_us, p, static_traffic);
                         warps / (t * clock)
                     });
                     let analytical = match (n_models, &timed[am][pi]) {

@@ -31,8 +31,8 @@ pub use cycles::{Cycles, TICKS_PER_CYCLE};
 pub use error::GpuError;
 pub use map_f::{classify, map_f, map_ops, Warning};
 pub use map_g::{
-    bank_conflicts, global_from_ratio, map_kernel, request_scaling, GMetrics, Traffic,
-    REFERENCE_SECTORS,
+    bank_conflicts, global_from_ratio, map_kernel, request_scaling, static_atomic_sectors,
+    GMetrics, Traffic, REFERENCE_SECTORS,
 };
 pub use occupancy::{occupancy, OccupancyLimit, Resource};
 pub use profile::{

@@ -35,8 +35,8 @@
 //! sends one sector per distinct sector and per round of lanes on one word, so a warp
 //! scattering its atomics over 32 sectors costs 8 coalesced ones
 //! (`bench/microbench/atomics.cu`); S is the static pattern's (all lanes on one word: one
-//! sector per lane), else the profile's atomic sectors per request, else a coalesced
-//! request, and never below the 4 sectors λ was measured with. Shared atomics keep mapper
+//! sector per lane), else the profile's atomic sectors per request, else one sector per
+//! lane ([`static_atomic_sectors`]), and never below the 4 sectors λ was measured with. Shared atomics keep mapper
 //! f's values. Generic-addressed accesses
 //! (`ld.u32`, no state space) whose space the IDG builder resolved take the class of that
 //! space (`ld.shared`, ...), decided by `GStatic`.
@@ -346,6 +346,21 @@ fn scattered_floor(
 }
 
 /// Sectors a perfectly coalesced request of this node needs: ⌈lanes·bytes/32⌉, at least 1.
+/// The L2 atomic sectors one execution of a global atomic sends by the static analysis: the
+/// pattern's distinct sectors, except that lanes on one word cannot share a sector (one per
+/// lane); one per active lane where the addresses are unknown, since they then come from data
+/// (a histogram's keys, a scatter's indices) and land on a sector each
+/// (`bench/microbench/atomics.cu`: 16M random keys over 4096 or more words take 0.98-1.00
+/// L2 atomic sectors each, coalesced keys 1/8).
+pub fn static_atomic_sectors(node: &Node, m: &MemAccess) -> u32 {
+    let lanes = node.active_lanes.max(1);
+    match m.pattern {
+        Some(p) if p.lane_stride_bytes == Some(0) => lanes,
+        Some(p) => p.sectors_per_request,
+        None => lanes,
+    }
+}
+
 fn ideal_sectors(node: &Node, m: &MemAccess) -> u32 {
     let bytes = u64::from(node.active_lanes.max(1)) * u64::from(m.bytes_per_lane.max(1));
     u32::try_from(bytes.div_ceil(32).max(1)).unwrap_or(u32::MAX)
@@ -690,10 +705,7 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack
         (u.ld_sectors, Lack::LoadSectors)
     };
     let sectors = match m.pattern {
-        // Lanes on one word cannot share an atomic's sector: the L1 sends one per lane.
-        Some(p) if m.atomic && p.lane_stride_bytes == Some(0) => {
-            u64::from(node.active_lanes.max(1)) * 1000
-        }
+        Some(_) if m.atomic => u64::from(static_atomic_sectors(node, &m)) * 1000,
         Some(p) => u64::from(p.sectors_per_request) * 1000,
         // The attributed mean may exceed what this request can move: one sector per lane.
         None => measured_sectors
@@ -711,7 +723,12 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack
                 {
                     lacks.insert(lack);
                 }
-                u64::from(ideal_sectors(node, &m)) * 1000
+                let static_sectors = if m.atomic {
+                    static_atomic_sectors(node, &m)
+                } else {
+                    ideal_sectors(node, &m)
+                };
+                u64::from(static_sectors) * 1000
             }),
     };
     // Mapper f's values stay labelled f when the request is the reference size.

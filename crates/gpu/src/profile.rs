@@ -307,6 +307,10 @@ pub struct Bandwidth {
     /// is the bottleneck (`bench/microbench/atomics.cu`): hot addresses serialize on their
     /// slice whatever the other slices do.
     pub l2_atomic_slice_rate: Option<f64>,
+    /// L2 slices, each with its own atomic unit (ncu's `lts__*` sums over their averages).
+    /// Without counters the atomic floor spreads the launch's atomic sectors evenly over
+    /// them, the least its busiest slice can take.
+    pub l2_slices: Option<u32>,
 }
 
 /// DRAM latency under load (`[loaded_latency]` in a profile file): a load's Λ at DRAM
@@ -386,6 +390,14 @@ impl GpuProfile {
         let rate = self.bandwidth.as_ref()?.l2_atomic_slice_rate?;
         let sectors = traffic.atomic_busiest_slice_sectors?;
         (sectors > 0.0).then(|| sectors / rate)
+    }
+
+    /// The atomic sectors the busiest L2 slice takes at least when a launch sends `sectors`
+    /// in all: an even share of the profile's slices (the static analysis cannot say which
+    /// addresses are hot). `None` without `l2_slices`.
+    pub fn even_slice_share(&self, sectors: f64) -> Option<f64> {
+        let n = self.bandwidth.as_ref()?.l2_slices?;
+        Some(sectors / f64::from(n))
     }
 
     /// (subsystem, λ, Λ) of a class. Total: resolution filled every class.
@@ -581,6 +593,7 @@ struct RawBandwidth {
     l2_write: Option<f64>,
     l2_mixed: Option<f64>,
     l2_atomic_slice_rate: Option<f64>,
+    l2_slices: Option<u32>,
 }
 
 fn default_warp() -> u32 {
@@ -691,11 +704,15 @@ impl Resolver<'_> {
             }
             None => None,
         };
+        if let Some(n) = b.l2_slices {
+            self.positive("bandwidth.l2_slices", n)?;
+        }
         Ok(Bandwidth {
             source: b.source,
             dram,
             l2,
             l2_atomic_slice_rate: atomic,
+            l2_slices: b.l2_slices,
         })
     }
 

@@ -241,13 +241,37 @@ fn global_atomics_scale_with_their_sectors_but_never_below_the_reference() {
     // A few lanes (2 sectors): not cheaper than the coalesced warp λ was measured with.
     let (s, _) = with(Some(2.0));
     assert_eq!((s.lambda, s.latency), (f.lambda, f.latency));
-    // Metrics without the atomic counters: one warning naming them, a coalesced request.
+    // Metrics without the atomic counters: one warning naming them, and the static rule.
     let (s, w) = with(None);
-    assert_eq!((s.lambda, s.latency), (f.lambda, f.latency));
+    assert_eq!(s.lambda, f.lambda.mul_ratio(8, 1).unwrap());
     assert!(
         w.iter()
             .any(|w| w.to_string().contains("sectors per global atomic request")),
         "{w:?}"
+    );
+}
+
+/// Without counters an atomic whose address comes from data (a histogram's key) sends a
+/// sector per lane (bench/microbench/atomics.cu: random keys over 4096 words or more take
+/// 0.98-1.00 L2 atomic sectors each), 8 coalesced requests' worth; the launch's static
+/// atomic sectors count them per lane too.
+#[test]
+fn without_counters_an_atomic_through_loaded_data_takes_a_sector_per_lane() {
+    let g = GpuProfile::bundled("hopper-h100").unwrap();
+    let f = g.class(InstClass::AtomGlobal);
+    let idgs = build(GATHERED_ATOMIC, 32);
+    let (t, _) = map_kernel(&idgs, &g, None);
+    let s = timing_of(&idgs, &t, "red.global.add.u32");
+    assert_eq!(s.lambda, f.lambda.mul_ratio(8, 1).unwrap());
+    let red = idgs.classes[0]
+        .idg
+        .nodes
+        .iter()
+        .find(|n| n.op.to_string() == "red.global.add.u32")
+        .unwrap();
+    assert_eq!(
+        gpu::static_atomic_sectors(red, red.mem.as_ref().unwrap()),
+        32
     );
 }
 

@@ -143,6 +143,53 @@ pub fn static_dram_bytes(
     (walked > 0.0 && r + w > 0.0).then_some((r, w))
 }
 
+/// What the static access analysis says a whole launch moves, read by the device-wide floors
+/// where no counters measured it.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct StaticTraffic {
+    /// DRAM (read, write) bytes ([`static_dram_bytes`]).
+    pub dram: Option<(f64, f64)>,
+    /// L2 atomic sectors ([`static_atomic_sectors`]).
+    pub atomic_sectors: Option<f64>,
+}
+
+/// [`static_dram_bytes`] and [`static_atomic_sectors`] of a run.
+pub fn static_traffic(
+    kernel: &KernelIdgs,
+    costs: &[ClassCosts],
+    exec: &crate::ExecConfig,
+) -> StaticTraffic {
+    StaticTraffic {
+        dram: static_dram_bytes(kernel, costs, exec),
+        atomic_sectors: static_atomic_sectors(kernel, exec),
+    }
+}
+
+/// The L2 atomic sectors of the whole launch's global atomics and reductions by the static
+/// access analysis (`gpu::map_g::static_atomic_sectors` per execution), weighted like
+/// [`static_dram_bytes`]. `None` when the kernel has none.
+pub fn static_atomic_sectors(kernel: &KernelIdgs, exec: &crate::ExecConfig) -> Option<f64> {
+    let (mut sum, mut walked) = (0.0, 0.0);
+    for class in &kernel.classes {
+        let mut per_warp = 0.0;
+        idg::counts::for_each_execution(&class.idg, &mut |id, runs| {
+            let node = class.idg.node(id);
+            if let Some(m) = node
+                .mem
+                .as_ref()
+                .filter(|m| m.atomic && m.space == idg::MemSpace::Global)
+            {
+                per_warp += runs * f64::from(gpu::static_atomic_sectors(node, m));
+            }
+        });
+        let w = class.warps.len().max(1) as f64;
+        sum += w * per_warp;
+        walked += w;
+    }
+    let warps = exec.total_groups as f64 * f64::from(exec.warps_per_group);
+    (walked > 0.0 && sum > 0.0).then(|| sum / walked * warps)
+}
+
 /// A node's cost as one run reads it: at the run's occupancy, λ scaled to a partition.
 /// Only what the engine reads, so that a node's table entry stays small (it is copied on
 /// every fetch and issue).

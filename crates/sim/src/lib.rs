@@ -209,6 +209,7 @@ pub fn simulate_with_records(
         issue: opts.order.describe(opts.window, opts.latch_blocks),
         partitions: n_parts as u32,
         static_dram_bytes: cost::static_dram_bytes(kernel, costs, exec),
+        static_atomic_sectors: cost::static_atomic_sectors(kernel, exec),
     };
     Ok((result, out.records))
 }

@@ -132,7 +132,13 @@ impl ModelConfig {
         }
         let traffic = match traffic {
             Some(t) => *t,
-            None => Self::static_traffic(crate::cost::static_dram_bytes(idgs, costs, exec))?,
+            None => Self::static_traffic(
+                crate::cost::StaticTraffic {
+                    dram: crate::cost::static_dram_bytes(idgs, costs, exec),
+                    atomic_sectors: None,
+                },
+                profile,
+            )?,
         };
         crate::loaded::DramLoad::new(profile, &traffic)
     }
@@ -207,24 +213,34 @@ impl ModelConfig {
     }
 
     /// The traffic the device-wide floors of run `r` read: the counters' where measured, else
-    /// the DRAM bytes the static access analysis counted for the run's occupancy (a re-read
-    /// that still hits L2 at that occupancy moves none).
+    /// what the static access analysis counted for the run's occupancy (DRAM bytes, a re-read
+    /// that still hits L2 at that occupancy moving none, and atomic sectors).
     pub fn traffic_of(
         measured: Option<&gpu::Traffic>,
         r: &crate::SimResult,
+        profile: &GpuProfile,
     ) -> Option<gpu::Traffic> {
-        measured
-            .copied()
-            .or_else(|| Self::static_traffic(r.static_dram_bytes))
+        measured.copied().or_else(|| {
+            let s = crate::cost::StaticTraffic {
+                dram: r.static_dram_bytes,
+                atomic_sectors: r.static_atomic_sectors,
+            };
+            Self::static_traffic(s, profile)
+        })
     }
 
-    /// The traffic of DRAM (read, write) bytes counted by the static access analysis
-    /// (`crate::cost::static_dram_bytes`): DRAM only, no L2 bytes or atomic sectors.
-    pub fn static_traffic(dram: Option<(f64, f64)>) -> Option<gpu::Traffic> {
-        dram.map(|dram| gpu::Traffic {
-            dram: Some(dram),
+    /// The traffic of the static access analysis (`crate::cost::static_traffic`): its DRAM
+    /// bytes, and its atomic sectors spread evenly over the profile's L2 slices (the least the
+    /// busiest slice takes: which addresses are hot is the data's). No L2 bytes.
+    pub fn static_traffic(
+        s: crate::cost::StaticTraffic,
+        profile: &GpuProfile,
+    ) -> Option<gpu::Traffic> {
+        let atomic = s.atomic_sectors.and_then(|a| profile.even_slice_share(a));
+        (s.dram.is_some() || atomic.is_some()).then_some(gpu::Traffic {
+            dram: s.dram,
             l2: None,
-            atomic_busiest_slice_sectors: None,
+            atomic_busiest_slice_sectors: atomic,
         })
     }
 
@@ -242,7 +258,7 @@ impl ModelConfig {
             return;
         }
         let clock = r.cycles / r.time_us;
-        let traffic = Self::traffic_of(traffic, r);
+        let traffic = Self::traffic_of(traffic, r, profile);
         r.time_us = self.device_time_us(r.time_us, traffic.as_ref(), profile);
         r.cycles = r.time_us * clock;
         r.wpc = r.warps as f64 / r.cycles;
@@ -443,6 +459,40 @@ mod tests {
         );
         r.static_dram_bytes = None;
         c.apply_device_limits(&mut r, None, &p);
+        assert_eq!(r.time_us, 10.0);
+    }
+
+    /// Without counters the atomic floor spreads the run's static atomic sectors evenly over
+    /// the profile's L2 slices: 80 slices' worth of 500 µs on one slice is 500 µs.
+    #[test]
+    fn without_counters_the_atomic_floor_spreads_the_static_sectors_over_the_slices() {
+        let p = h100();
+        let b = p.bandwidth.unwrap();
+        let (rate, slices) = (b.l2_atomic_slice_rate.unwrap(), b.l2_slices.unwrap());
+        assert_eq!(slices, 80);
+        let c = ModelConfig {
+            launch_overhead: false,
+            ..ModelConfig::validated(&p)
+        };
+        let k = crate::synth::chain(4, 1, 1);
+        let hw = crate::synth::hardware(1, None, 1);
+        let costs = crate::synth::costs_for(&k, &[(1.0, 1.0)], &hw);
+        let mut r =
+            crate::simulate(&k.kernel, &costs, &hw, &k.exec(1), &SimOptions::default()).unwrap();
+        r.time_us = 10.0;
+        r.static_atomic_sectors = Some(rate * 500.0 * f64::from(slices));
+        let mut floored = r.clone();
+        c.apply_device_limits(&mut floored, None, &p);
+        assert!(
+            (floored.time_us - 500.0).abs() < 1e-6,
+            "{}",
+            floored.time_us
+        );
+        let off = ModelConfig {
+            atomic_floor: false,
+            ..c
+        };
+        off.apply_device_limits(&mut r, None, &p);
         assert_eq!(r.time_us, 10.0);
     }
 

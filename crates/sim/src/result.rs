@@ -186,6 +186,11 @@ pub struct SimResult {
     /// counters measured it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub static_dram_bytes: Option<(f64, f64)>,
+    /// L2 atomic sectors of the whole launch by the static access analysis
+    /// ([`crate::cost::static_atomic_sectors`]); the atomic floor's where no counters measured
+    /// the busiest slice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub static_atomic_sectors: Option<f64>,
 }
 
 impl SimResult {
@@ -239,6 +244,13 @@ impl SimResult {
                 "DRAM (static) {:.1} MB read, {:.1} MB written by the launch",
                 r / 1e6,
                 w / 1e6
+            );
+        }
+        if let Some(a) = self.static_atomic_sectors {
+            let _ = writeln!(
+                s,
+                "atomics (static) {:.3} M L2 atomic sectors sent by the launch",
+                a / 1e6
             );
         }
         let _ = writeln!(
