@@ -424,6 +424,17 @@ mod tests {
         assert!((c.device_time_us(10.0, None, &p) - (10.0 + oh)).abs() < 1e-9);
     }
 
+    /// A small run whose simulated core took 10 µs, for the device limits to act on.
+    fn ten_us_run() -> crate::SimResult {
+        let k = crate::synth::chain(4, 1, 1);
+        let hw = crate::synth::hardware(1, None, 1);
+        let costs = crate::synth::costs_for(&k, &[(1.0, 1.0)], &hw);
+        let mut r =
+            crate::simulate(&k.kernel, &costs, &hw, &k.exec(1), &SimOptions::default()).unwrap();
+        r.time_us = 10.0;
+        r
+    }
+
     /// Without counters the floor reads the run's own static DRAM bytes; counters, where
     /// given, win over them.
     #[test]
@@ -435,12 +446,7 @@ mod tests {
             launch_overhead: false,
             ..ModelConfig::validated(&p)
         };
-        let k = crate::synth::chain(4, 1, 1);
-        let hw = crate::synth::hardware(1, None, 1);
-        let costs = crate::synth::costs_for(&k, &[(1.0, 1.0)], &hw);
-        let mut r =
-            crate::simulate(&k.kernel, &costs, &hw, &k.exec(1), &SimOptions::default()).unwrap();
-        r.time_us = 10.0;
+        let mut r = ten_us_run();
         r.static_dram_bytes = Some((bytes / 2.0, bytes / 2.0));
         let mut alone = r.clone();
         c.apply_device_limits(&mut alone, None, &p);
@@ -474,12 +480,7 @@ mod tests {
             launch_overhead: false,
             ..ModelConfig::validated(&p)
         };
-        let k = crate::synth::chain(4, 1, 1);
-        let hw = crate::synth::hardware(1, None, 1);
-        let costs = crate::synth::costs_for(&k, &[(1.0, 1.0)], &hw);
-        let mut r =
-            crate::simulate(&k.kernel, &costs, &hw, &k.exec(1), &SimOptions::default()).unwrap();
-        r.time_us = 10.0;
+        let mut r = ten_us_run();
         r.static_atomic_sectors = Some(rate * 500.0 * f64::from(slices));
         let mut floored = r.clone();
         c.apply_device_limits(&mut floored, None, &p);
