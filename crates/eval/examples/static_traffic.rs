@@ -11,6 +11,10 @@
 //! addresses the walk knows, the share of load requests whose addresses it does not, and
 //! ncu's mean over all loads (`l1tex__t_sectors/requests_pipe_lsu_mem_global_op_ld`); a last
 //! line the median and the geometric mean of the |log| ratios, reads and writes apart.
+//! A kernel with global atomics gets a second line: the launch's atomic sectors by the static
+//! analysis (`sim::cost::static_atomic_sectors`), their even share of the profile's L2 slices
+//! (what the atomic floor reads without counters) and ncu's busiest slice
+//! (`lts__d_atomic_input_cycles_active.max`), in millions of sectors.
 //! Predicts nothing: it checks the input the mode without counters times memory with, and
 //! how much of a kernel's loads the static address analysis sees.
 
@@ -112,6 +116,17 @@ fn main() {
             unknown / (known + unknown),
             measured_sectors
         );
+        if let Some(a) = sim::cost::static_atomic_sectors(&g.idgs, &exec) {
+            let share = profile.even_slice_share(a).unwrap_or(f64::NAN);
+            println!(
+                "{:28} atomics: static {:.3} M sectors, even slice share {:.3} M, ncu busiest \
+                 slice {:.3} M",
+                "",
+                a / 1e6,
+                share / 1e6,
+                q(Quantity::L2AtomicBusiestSliceSectors) / 1e6
+            );
+        }
     }
     let summary = |v: &[Option<f64>]| {
         let mut logs: Vec<f64> = v.iter().flatten().copied().collect();
