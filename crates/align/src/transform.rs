@@ -182,6 +182,7 @@ impl Ctx<'_> {
                 seen_sectors: 0,
                 sibling_sectors: 0,
                 group_sectors: 0,
+                assumed: false,
             }),
             barrier: None,
             active_lanes: lanes.max(1),

@@ -351,12 +351,14 @@ fn scattered_floor(
 /// lane); one per active lane where the addresses are unknown, since they then come from data
 /// (a histogram's keys, a scatter's indices) and land on a sector each
 /// (`bench/microbench/atomics.cu`: 16M random keys over 4096 or more words take 0.98-1.00
-/// L2 atomic sectors each, coalesced keys 1/8).
+/// L2 atomic sectors each, coalesced keys 1/8). Behind a branch on unknown data
+/// (`MemAccess::assumed`) the lanes are the walk's assumption: a coalesced request's.
 pub fn static_atomic_sectors(node: &Node, m: &MemAccess) -> u32 {
     let lanes = node.active_lanes.max(1);
     match m.pattern {
         Some(p) if p.lane_stride_bytes == Some(0) => lanes,
         Some(p) => p.sectors_per_request,
+        None if m.assumed => ideal_sectors(node, m),
         None => lanes,
     }
 }

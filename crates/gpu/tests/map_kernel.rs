@@ -289,6 +289,32 @@ fn atomics_of_every_lane_on_one_word_take_a_sector_each() {
     assert_eq!(s.lambda, f.lambda.mul_ratio(8, 1).unwrap());
 }
 
+/// Behind a branch on loaded data the lanes of such an atomic are the walk's assumption
+/// (`MemAccess::assumed`): a coalesced request, as before the walk assumed them.
+#[test]
+fn without_counters_an_assumed_gathered_atomic_is_a_coalesced_request() {
+    let body = format!(
+        "\t.reg .pred %p<2>;\n{GATHERED_ATOMIC}\tsetp.eq.u32 %p1, %r2, 0;\n\t@%p1 bra DONE;\n\
+         \tred.global.add.u32 [%rd6+4], 1;\nDONE:\n"
+    );
+    let g = GpuProfile::bundled("hopper-h100").unwrap();
+    let f = g.class(InstClass::AtomGlobal);
+    let idgs = build(&body, 32);
+    let (t, _) = map_kernel(&idgs, &g, None);
+    let reds: Vec<(bool, Cycles)> = idgs.classes[0]
+        .idg
+        .nodes
+        .iter()
+        .zip(&t[0].nodes)
+        .filter(|(n, _)| n.op.to_string() == "red.global.add.u32")
+        .map(|(n, t)| (n.mem.unwrap().assumed, t.lambda))
+        .collect();
+    assert_eq!(
+        reds,
+        vec![(false, f.lambda.mul_ratio(8, 1).unwrap()), (true, f.lambda)]
+    );
+}
+
 /// A `cp.async` costs what a load of the bytes it reads costs (bench/microbench/cp_async.cu:
 /// a coalesced 512-byte copy and `ld.global.v4` of the same bytes take the same time from L2
 /// and from DRAM): without counters a warp's 16-byte copies are a first touch of 16 sectors

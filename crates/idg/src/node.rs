@@ -103,6 +103,14 @@ pub struct MemAccess {
     /// no DRAM bytes. Counted as `sibling_sectors` is.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub group_sectors: u32,
+    /// A global atomic behind a branch on data the walk does not know, before that branch's
+    /// paths meet again: how many of its lanes run is the walk's assumption, not a fact.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub assumed: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 fn is_zero(n: &u32) -> bool {

@@ -167,7 +167,9 @@ pub fn static_traffic(
 
 /// The L2 atomic sectors of the whole launch's global atomics and reductions by the static
 /// access analysis (`gpu::map_g::static_atomic_sectors` per execution), weighted like
-/// [`static_dram_bytes`]. `None` when the kernel has none.
+/// [`static_dram_bytes`]: what the atomic floor reads, so only the atomics that surely run
+/// (not `MemAccess::assumed` ones, whose lanes may not run at all). `None` when the kernel
+/// has none.
 pub fn static_atomic_sectors(kernel: &KernelIdgs, exec: &crate::ExecConfig) -> Option<f64> {
     let (mut sum, mut walked) = (0.0, 0.0);
     for class in &kernel.classes {
@@ -177,7 +179,7 @@ pub fn static_atomic_sectors(kernel: &KernelIdgs, exec: &crate::ExecConfig) -> O
             if let Some(m) = node
                 .mem
                 .as_ref()
-                .filter(|m| m.atomic && m.space == idg::MemSpace::Global)
+                .filter(|m| m.atomic && m.space == idg::MemSpace::Global && !m.assumed)
             {
                 per_warp += runs * f64::from(gpu::static_atomic_sectors(node, m));
             }

@@ -93,6 +93,10 @@ pub(crate) struct WarpWalk<'a, 'l> {
     node_budget: u64,
     /// Unknown conditions met on this warp's path (for `--explain`).
     pub(crate) unknown_branches: Vec<u32>,
+    /// Where the paths of the branches on unknown data met so far reconverge (`None`: never,
+    /// the branch leaves the kernel): until the walk reaches them, which lanes run is an
+    /// assumption (`MemAccess::assumed`).
+    assumed_until: Vec<Option<BlockId>>,
     /// Dynamic executions of this warp's branches whose lanes split (both sides run), the
     /// IDG's counterpart of the profiler's divergent branches.
     divergent: u64,
@@ -167,6 +171,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             stepped_left: STEPPED_ITERATIONS,
             node_budget,
             unknown_branches: Vec::new(),
+            assumed_until: Vec::new(),
             divergent: 0,
             runs: 1,
             recency: Recency::new(),
@@ -220,6 +225,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             if !first && stops.contains(&b) {
                 return Ok(End::At(b));
             }
+            self.assumed_until.retain(|r| *r != Some(b));
             self.visits += 1;
             if self.visits > self.visit_limit {
                 return Err(WalkError::NoProgress {
@@ -259,6 +265,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
                     let (mut t, mut n) = (m.taken, m.not_taken);
                     if m.unknown != 0 {
                         self.unknown_branches.push(self.kernel.block_line(b));
+                        self.assume_until_reconvergence(b);
                         match self.policy {
                             UnknownBranch::Taken => t |= m.unknown,
                             UnknownBranch::NotTaken => n |= m.unknown,
@@ -276,6 +283,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
                 }
                 Term::Switch { index, targets } => {
                     let mut groups: Vec<(BlockId, u32)> = Vec::new();
+                    let mut unknown_index = false;
                     for (lane, st) in self.warp.lanes.iter().enumerate() {
                         if mask >> lane & 1 == 0 {
                             continue;
@@ -289,6 +297,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
                             Some(t) => t,
                             None => {
                                 self.unknown_branches.push(self.kernel.block_line(b));
+                                unknown_index = true;
                                 match targets.first() {
                                     Some(t) => *t,
                                     None => return Ok(End::Exited),
@@ -299,6 +308,9 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
                             Some(g) => g.1 |= 1 << lane,
                             None => groups.push((target, 1 << lane)),
                         }
+                    }
+                    if unknown_index {
+                        self.assume_until_reconvergence(b);
                     }
                     (b, mask) = match self.split(b, &groups, stops)? {
                         Some(next) => next,
@@ -342,6 +354,15 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
     /// one after the other, each until the branch's immediate post-dominator (or the end of the
     /// current loop iteration, or an enclosing stop), and the warp reconverges there with the
     /// lanes that arrived. Returns where to continue and with which lanes.
+    /// Marks the code from a branch on unknown data at `b` to its reconvergence as run by
+    /// lanes the walk assumed.
+    fn assume_until_reconvergence(&mut self, b: BlockId) {
+        let at = self.an.pdom.ipdom(b);
+        if !self.assumed_until.contains(&at) {
+            self.assumed_until.push(at);
+        }
+    }
+
     fn split(
         &mut self,
         from: BlockId,
@@ -592,6 +613,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
                 seen_sectors,
                 sibling_sectors,
                 group_sectors,
+                assumed: atomic && !self.assumed_until.is_empty(),
             });
         }
         let mut moves = Vec::new();

@@ -784,3 +784,32 @@ fn async_copy_waits_depend_on_the_groups_they_wait_for() {
         (ResourceKind::Async, "cp.async.group1")
     );
 }
+
+/// A global atomic behind a branch on loaded data runs on lanes the walk assumed
+/// (`MemAccess::assumed`); one after the branch's paths meet again, or behind a branch the
+/// launch decides, runs on the lanes it counts.
+#[test]
+fn atomics_behind_a_branch_on_loaded_data_are_assumed() {
+    let src = ".version 8.0\n.target sm_90\n.address_size 64\n\
+         .visible .entry k(.param .u64 flags, .param .u64 bins)\n{\n\
+         \t.reg .pred %p<4>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<16>;\n\
+         \tld.param.u64 %rd1, [flags];\n\tld.param.u64 %rd2, [bins];\n\
+         \tmov.u32 %r1, %tid.x;\n\tmul.wide.u32 %rd3, %r1, 4;\n\
+         \tadd.s64 %rd4, %rd1, %rd3;\n\tadd.s64 %rd5, %rd2, %rd3;\n\
+         \tsetp.ge.u32 %p1, %r1, 16;\n\t@%p1 bra KNOWN;\n\
+         \tred.global.add.u32 [%rd5], 1;\n\
+         KNOWN:\n\tld.global.u32 %r2, [%rd4];\n\
+         \tsetp.eq.u32 %p2, %r2, 0;\n\t@%p2 bra DONE;\n\
+         \tred.global.add.u32 [%rd5+128], 1;\n\
+         DONE:\n\tred.global.add.u32 [%rd5+256], 1;\n\tret;\n}\n";
+    let fe = build(src, "k", [1, 1, 1], [32, 1, 1], &[], &Options::default());
+    let assumed: Vec<bool> = fe.built.idgs.classes[0]
+        .idg
+        .nodes
+        .iter()
+        .filter_map(|n| n.mem)
+        .filter(|m| m.atomic)
+        .map(|m| m.assumed)
+        .collect();
+    assert_eq!(assumed, vec![false, true, false]);
+}
