@@ -36,10 +36,10 @@
 //! scattering its atomics over 32 sectors costs 8 coalesced ones
 //! (`bench/microbench/atomics.cu`); S is the static pattern's (all lanes on one word: one
 //! sector per lane), else the profile's atomic sectors per request, else one sector per
-//! lane ([`static_atomic_sectors`]), and never below the 4 sectors λ was measured with. Shared atomics keep mapper
-//! f's values. Generic-addressed accesses
-//! (`ld.u32`, no state space) whose space the IDG builder resolved take the class of that
-//! space (`ld.shared`, ...), decided by `GStatic`.
+//! lane ([`static_atomic_sectors`]), and never below the 4 sectors λ was measured with.
+//! Shared atomics keep mapper f's values. Generic-addressed accesses (`ld.u32`, no state
+//! space) whose space the IDG builder resolved take the class of that space (`ld.shared`,
+//! ...), decided by `GStatic`.
 
 use crate::class::{InstClass, MemLevel};
 use crate::cycles::Cycles;
@@ -345,7 +345,6 @@ fn scattered_floor(
     }
 }
 
-/// Sectors a perfectly coalesced request of this node needs: ⌈lanes·bytes/32⌉, at least 1.
 /// The L2 atomic sectors one execution of a global atomic sends by the static analysis: the
 /// pattern's distinct sectors, except that lanes on one word cannot share a sector (one per
 /// lane); one per active lane where the addresses are unknown, since they then come from data
@@ -363,6 +362,7 @@ pub fn static_atomic_sectors(node: &Node, m: &MemAccess) -> u32 {
     }
 }
 
+/// Sectors a perfectly coalesced request of this node needs: ⌈lanes·bytes/32⌉, at least 1.
 fn ideal_sectors(node: &Node, m: &MemAccess) -> u32 {
     let bytes = u64::from(node.active_lanes.max(1)) * u64::from(m.bytes_per_lane.max(1));
     u32::try_from(bytes.div_ceil(32).max(1)).unwrap_or(u32::MAX)

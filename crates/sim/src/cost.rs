@@ -106,41 +106,92 @@ fn mix(miss: u64, hit: u64, h: u64) -> u64 {
 /// Costs of one warp class, indexed by `NodeId`.
 pub type ClassCosts = Vec<NodeCost>;
 
+/// Totals over the whole launch of quantities the static analysis gives each node execution:
+/// `per_node(class, node)` summed over every execution of the class's warp (times the runs of
+/// its repeats), each class's total per warp weighted by the class's share of the walked
+/// warps, times the launch's warps. `None` without walked classes.
+fn launch_totals<const N: usize>(
+    kernel: &KernelIdgs,
+    exec: &crate::ExecConfig,
+    mut per_node: impl FnMut(usize, NodeId) -> [f64; N],
+) -> Option<[f64; N]> {
+    let (mut sum, mut walked) = ([0.0; N], 0.0);
+    for (c, class) in kernel.classes.iter().enumerate() {
+        let mut per_warp = [0.0; N];
+        idg::counts::for_each_execution(&class.idg, &mut |id, runs| {
+            for (p, v) in per_warp.iter_mut().zip(per_node(c, id)) {
+                if v != 0.0 {
+                    *p += runs * v;
+                }
+            }
+        });
+        let w = class.warps.len().max(1) as f64;
+        for (s, p) in sum.iter_mut().zip(per_warp) {
+            *s += w * p;
+        }
+        walked += w;
+    }
+    let warps = exec.total_groups as f64 * f64::from(exec.warps_per_group);
+    (walked > 0.0).then(|| sum.map(|s| s / walked * warps))
+}
+
+/// DRAM (read, write) bytes of one execution of node `id` of class `c`: its cost's at the
+/// run's occupancy (`resident` warps), on the write side for a store.
+fn node_dram_bytes(
+    kernel: &KernelIdgs,
+    costs: &[ClassCosts],
+    resident: u64,
+    c: usize,
+    id: NodeId,
+) -> [f64; 2] {
+    let bytes = costs
+        .get(c)
+        .and_then(|cc| cc.get(id.index()))
+        .map_or(0, |n| n.at_occupancy(resident).dram_bytes) as f64;
+    if kernel.classes[c].idg.node(id).mem.is_some_and(|m| m.store) {
+        [0.0, bytes]
+    } else {
+        [bytes, 0.0]
+    }
+}
+
+/// L2 atomic sectors of one execution of node `id` of class `c` that the atomic floor counts:
+/// a global atomic's (`gpu::static_atomic_sectors`) unless it is `MemAccess::assumed`, whose
+/// lanes may not run at all.
+fn node_atomic_sectors(kernel: &KernelIdgs, c: usize, id: NodeId) -> f64 {
+    let node = kernel.classes[c].idg.node(id);
+    match node.mem.as_ref() {
+        Some(m) if m.atomic && m.space == idg::MemSpace::Global && !m.assumed => {
+            f64::from(gpu::static_atomic_sectors(node, m))
+        }
+        _ => 0.0,
+    }
+}
+
 /// The DRAM (read, write) bytes of the whole launch by the static access analysis
-/// (`NodeCost::dram_bytes` at the run's occupancy, re-reads counting their misses only): each
-/// class's bytes per warp, weighted by the class's share of the walked warps, times the
-/// launch's warps. `None` when no node moves DRAM bytes (no mapper g, or no global traffic).
+/// (`NodeCost::dram_bytes` at the run's occupancy, re-reads counting their misses only),
+/// totalled by [`launch_totals`]. `None` when no node moves DRAM bytes (no mapper g, or no
+/// global traffic).
 pub fn static_dram_bytes(
     kernel: &KernelIdgs,
     costs: &[ClassCosts],
     exec: &crate::ExecConfig,
 ) -> Option<(f64, f64)> {
     let resident = exec.occupancy_warps();
-    let (mut sum, mut walked) = ((0.0, 0.0), 0.0);
-    for (class, c) in kernel.classes.iter().zip(costs) {
-        let mut per_warp = (0.0, 0.0);
-        idg::counts::for_each_execution(&class.idg, &mut |id, runs| {
-            let bytes = c
-                .get(id.index())
-                .map_or(0, |n| n.at_occupancy(resident).dram_bytes);
-            if bytes == 0 {
-                return;
-            }
-            let v = runs * bytes as f64;
-            if class.idg.node(id).mem.is_some_and(|m| m.store) {
-                per_warp.1 += v;
-            } else {
-                per_warp.0 += v;
-            }
-        });
-        let w = class.warps.len().max(1) as f64;
-        sum.0 += w * per_warp.0;
-        sum.1 += w * per_warp.1;
-        walked += w;
-    }
-    let warps = exec.total_groups as f64 * f64::from(exec.warps_per_group);
-    let (r, w) = (sum.0 / walked * warps, sum.1 / walked * warps);
-    (walked > 0.0 && r + w > 0.0).then_some((r, w))
+    launch_totals(kernel, exec, |c, id| {
+        node_dram_bytes(kernel, costs, resident, c, id)
+    })
+    .filter(|[r, w]| r + w > 0.0)
+    .map(|[r, w]| (r, w))
+}
+
+/// The L2 atomic sectors of the whole launch's global atomics and reductions by the static
+/// access analysis, totalled by [`launch_totals`]: what the atomic floor reads, so only the
+/// atomics that surely run ([`node_atomic_sectors`]). `None` when the kernel has none.
+pub fn static_atomic_sectors(kernel: &KernelIdgs, exec: &crate::ExecConfig) -> Option<f64> {
+    launch_totals(kernel, exec, |c, id| [node_atomic_sectors(kernel, c, id)])
+        .map(|[a]| a)
+        .filter(|a| *a > 0.0)
 }
 
 /// What the static access analysis says a whole launch moves, read by the device-wide floors
@@ -153,43 +204,23 @@ pub struct StaticTraffic {
     pub atomic_sectors: Option<f64>,
 }
 
-/// [`static_dram_bytes`] and [`static_atomic_sectors`] of a run.
+/// [`static_dram_bytes`] and [`static_atomic_sectors`] of a run, in one pass over its IDGs.
 pub fn static_traffic(
     kernel: &KernelIdgs,
     costs: &[ClassCosts],
     exec: &crate::ExecConfig,
 ) -> StaticTraffic {
+    let resident = exec.occupancy_warps();
+    let totals = launch_totals(kernel, exec, |c, id| {
+        let [r, w] = node_dram_bytes(kernel, costs, resident, c, id);
+        [r, w, node_atomic_sectors(kernel, c, id)]
+    });
     StaticTraffic {
-        dram: static_dram_bytes(kernel, costs, exec),
-        atomic_sectors: static_atomic_sectors(kernel, exec),
+        dram: totals
+            .filter(|[r, w, _]| r + w > 0.0)
+            .map(|[r, w, _]| (r, w)),
+        atomic_sectors: totals.map(|[.., a]| a).filter(|a| *a > 0.0),
     }
-}
-
-/// The L2 atomic sectors of the whole launch's global atomics and reductions by the static
-/// access analysis (`gpu::map_g::static_atomic_sectors` per execution), weighted like
-/// [`static_dram_bytes`]: what the atomic floor reads, so only the atomics that surely run
-/// (not `MemAccess::assumed` ones, whose lanes may not run at all). `None` when the kernel
-/// has none.
-pub fn static_atomic_sectors(kernel: &KernelIdgs, exec: &crate::ExecConfig) -> Option<f64> {
-    let (mut sum, mut walked) = (0.0, 0.0);
-    for class in &kernel.classes {
-        let mut per_warp = 0.0;
-        idg::counts::for_each_execution(&class.idg, &mut |id, runs| {
-            let node = class.idg.node(id);
-            if let Some(m) = node
-                .mem
-                .as_ref()
-                .filter(|m| m.atomic && m.space == idg::MemSpace::Global && !m.assumed)
-            {
-                per_warp += runs * f64::from(gpu::static_atomic_sectors(node, m));
-            }
-        });
-        let w = class.warps.len().max(1) as f64;
-        sum += w * per_warp;
-        walked += w;
-    }
-    let warps = exec.total_groups as f64 * f64::from(exec.warps_per_group);
-    (walked > 0.0 && sum > 0.0).then(|| sum / walked * warps)
 }
 
 /// A node's cost as one run reads it: at the run's occupancy, λ scaled to a partition.

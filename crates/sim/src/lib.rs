@@ -171,6 +171,7 @@ pub fn simulate_with_records(
             },
         })
         .collect();
+    let traffic = cost::static_traffic(kernel, costs, exec);
     let result = SimResult {
         cycles,
         ticks: out.ticks,
@@ -208,8 +209,8 @@ pub fn simulate_with_records(
         scheduler: opts.scheduler.to_string(),
         issue: opts.order.describe(opts.window, opts.latch_blocks),
         partitions: n_parts as u32,
-        static_dram_bytes: cost::static_dram_bytes(kernel, costs, exec),
-        static_atomic_sectors: cost::static_atomic_sectors(kernel, exec),
+        static_dram_bytes: traffic.dram,
+        static_atomic_sectors: traffic.atomic_sectors,
     };
     Ok((result, out.records))
 }
