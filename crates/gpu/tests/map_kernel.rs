@@ -464,6 +464,54 @@ fn l1_hits_go_to_the_sectors_a_warp_touched_before() {
     assert_eq!(timing_of(&idgs, &none, "ld.global.u32"), before);
 }
 
+/// Hits the warp's own loads do not explain go to the sectors another warp of its group
+/// loads: two warps reading one row, the second's 4 sectors the first's. The walk finds them
+/// in the second warp only, but the warps issue together and either takes the miss: both
+/// are priced half at the L1 level, half at §6.3's (L2 here: R = 0).
+#[test]
+fn l1_hits_go_to_the_sectors_a_sibling_warp_loads_shared_by_the_group() {
+    let body = "\tld.param.u64 %rd1, [p];\n\tcvta.to.global.u64 %rd2, %rd1;\n\
+                \tmov.u32 %r1, %tid.x;\n\tand.b32 %r2, %r1, 31;\n\
+                \tmul.wide.u32 %rd5, %r2, 4;\n\tadd.s64 %rd6, %rd2, %rd5;\n\
+                \tld.global.s32 %r3, [%rd6];\n";
+    let idgs = build(body, 64);
+    assert_eq!(idgs.classes.len(), 2, "the walk tells the warps apart");
+    let h100 = GpuProfile::bundled("hopper-h100").unwrap();
+    let metrics = |hits: Option<f64>| GMetrics {
+        dram_bytes: Some(0),
+        global_bytes: Some(1000),
+        l1_load_hit_share: hits,
+        ..GMetrics::default()
+    };
+    let load = |t: &[gpu::ClassTiming], c: usize| {
+        let i = idgs.classes[c]
+            .idg
+            .nodes
+            .iter()
+            .position(|n| n.op.to_string() == "ld.global.s32")
+            .unwrap();
+        t[c].nodes[i]
+    };
+    let (base, _) = map_kernel(&idgs, &h100, Some(&metrics(None)));
+    let (t, _) = map_kernel(&idgs, &h100, Some(&metrics(Some(0.5))));
+    // The same timing; the static DRAM bytes stay the first warp's.
+    let (a, b) = (load(&t, 0), load(&t, 1));
+    assert_eq!((a.lambda, a.latency), (b.lambda, b.latency));
+    assert_eq!((a.dram_bytes, b.dram_bytes), (128, 0));
+    let (l1, l2) = (h100.mem(MemLevel::L1), h100.mem(MemLevel::L2));
+    let half = 0.5 * l1.lambda.to_f64() + 0.5 * l2.lambda.to_f64();
+    assert!(
+        (load(&t, 0).lambda.to_f64() - half).abs() < 1e-3,
+        "{:?}",
+        load(&t, 0)
+    );
+    assert!(load(&t, 0).latency < load(&base, 0).latency);
+    // No hits measured: §6.3 alone, for both.
+    let (none, _) = map_kernel(&idgs, &h100, Some(&metrics(Some(0.0))));
+    assert_eq!(load(&none, 0), load(&base, 0));
+    assert_eq!(load(&none, 1), load(&base, 1));
+}
+
 /// Without counters the sectors a warp loaded before are on chip: the shifted row's 4 seen
 /// sectors of 5 move no DRAM bytes and cost the L1 level, the fifth mapper f's; the first row
 /// keeps its bytes and timing, and a strided load all but the bytes of the two sectors the rows

@@ -93,14 +93,14 @@ pub struct MemAccess {
     #[serde(default, skip_serializing_if = "is_zero")]
     pub seen_sectors: u32,
     /// Of the sectors the warp did not touch before, how many an earlier warp of its group
-    /// loads (at any point of its path): lines the group brings into L1 once. Counted only
-    /// where the walk looks for data nearby warps share (a launch without counters); 0
-    /// elsewhere.
+    /// loads (at any point of its path): lines the group brings into L1 once. 0 where the
+    /// addresses are unknown.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub sibling_sectors: u32,
     /// Of the rest, how many a group launched shortly before this one loads (a stencil's
     /// halo rows, the tile next to this group's): in L2 when this load comes, so they move
-    /// no DRAM bytes. Counted as `sibling_sectors` is.
+    /// no DRAM bytes. Counted only where the walk looks for data nearby groups share (a
+    /// launch without counters, which would give the DRAM share); 0 elsewhere.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub group_sectors: u32,
     /// A global atomic behind a branch on data the walk does not know, before that branch's

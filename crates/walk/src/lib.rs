@@ -268,8 +268,9 @@ pub fn build(
         } else {
             None
         };
-        // The loads of the group's warps walked so far.
+        // The loads of the group's warps walked so far, and every sector they load.
         let mut siblings = Vec::new();
+        let mut sibling_sectors: HashSet<pattern::Sector> = HashSet::new();
         for w in 0..warps_per_group {
             let policy = policy_of(w);
             // Warp `w` of the group at `ctaid`, compared with `peers`.
@@ -299,10 +300,12 @@ pub fn build(
                 warp::Peers {
                     neighbours: &traces,
                     siblings: &siblings,
+                    sibling_sectors: Some(&sibling_sectors),
                     earlier: earlier.as_ref(),
                 },
             )
             .run()?;
+            sibling_sectors.extend(out.loads.iter().flat_map(|(_, s)| s.iter().copied()));
             siblings.push(out.loads);
             unknown.extend(out.unknown_branches);
             let idg = out.idg;

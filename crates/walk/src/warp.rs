@@ -49,8 +49,11 @@ pub(crate) struct Peers<'a> {
     pub neighbours: &'a [LoadTrace],
     /// The earlier warps of this warp's group.
     pub siblings: &'a [LoadTrace],
+    /// Every sector the earlier warps of the group load anywhere on their paths (`None`:
+    /// not looked for, a walk that only traces).
+    pub sibling_sectors: Option<&'a HashSet<Sector>>,
     /// The sectors the groups launched just before this one load (`None`: not looked for,
-    /// the case with counters, which give each level's share).
+    /// the case with counters, which give the DRAM share).
     pub earlier: Option<&'a HashSet<Sector>>,
 }
 
@@ -115,8 +118,9 @@ pub(crate) struct WarpWalk<'a, 'l> {
     /// The earlier warps of this warp's group.
     siblings: &'a [LoadTrace],
     /// Where the walk looks for data nearby warps share: the sectors the earlier warps of the
-    /// group load anywhere on their paths, and those of the earlier groups (`Peers::earlier`).
-    nearby: Option<(HashSet<Sector>, &'a HashSet<Sector>)>,
+    /// group load anywhere on their paths (`Peers::sibling_sectors`), and those of the
+    /// earlier groups (`Peers::earlier`).
+    nearby: Option<(&'a HashSet<Sector>, Option<&'a HashSet<Sector>>)>,
     /// Only the global loads' trace is wanted (a walk another group compares its loads
     /// with): no IDG is built.
     trace_only: bool,
@@ -179,14 +183,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             loads: Vec::new(),
             neighbours: peers.neighbours,
             siblings: peers.siblings,
-            nearby: peers.earlier.map(|e| {
-                let own: HashSet<Sector> = peers
-                    .siblings
-                    .iter()
-                    .flat_map(|t| t.iter().flat_map(|(_, s)| s.iter().copied()))
-                    .collect();
-                (own, e)
-            }),
+            nearby: peers.sibling_sectors.map(|own| (own, peers.earlier)),
             trace_only: false,
         }
     }
@@ -692,14 +689,14 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
     /// group load, and of the rest how many the earlier groups load (`MemAccess::
     /// sibling_sectors`, `group_sectors`); zero where the walk does not look.
     fn nearby_sectors(&self, sectors: &[Sector]) -> (u32, u32) {
-        let Some((siblings, groups)) = &self.nearby else {
+        let Some((siblings, groups)) = self.nearby else {
             return (0, 0);
         };
         let (mut s, mut g) = (0u32, 0u32);
         for x in sectors.iter().filter(|x| !self.recency.contains(x)) {
             if siblings.contains(x) {
                 s = s.saturating_add(1);
-            } else if groups.contains(x) {
+            } else if groups.is_some_and(|e| e.contains(x)) {
                 g = g.saturating_add(1);
             }
         }
