@@ -3,12 +3,15 @@
 //!
 //! It owns three steps, each a pure function of typed inputs:
 //! - [`machine`]: one kernel's SASS listing (`crates/sass`) read loop by loop: source lines,
-//!   global-load bytes, spills, loads that reuse the previous load's destination;
+//!   global-load bytes, spills, loads that reuse the previous load's destination, the groups
+//!   its global loads issue in (also outside every loop);
 //! - [`matching`]: which loop of the machine code runs which loop of the IDG (by line info,
 //!   else by program order);
 //! - [`transform`]: the IDG rewritten so that each paired loop runs as the machine code runs
 //!   it: unrolled with the loads of several iterations in flight, loads serialized where the
-//!   machine code reuses a register, spill accesses where ptxas put them.
+//!   machine code reuses a register, spill accesses where ptxas put them; and the loads of
+//!   straight code (an iteration that is not unrolled, the code outside every loop) issued
+//!   ahead of their uses in the groups the machine code issues them in.
 //!
 //! [`apply`] runs them over every warp class of a launch and says what it did in a
 //! [`Report`], whose notes and warnings the callers (CLI, `eval`, the Python package) show as
@@ -42,6 +45,8 @@ pub struct LoopReport {
     pub kept: Option<&'static str>,
     /// Loads per iteration made to wait for the previous load's data.
     pub serialized: u32,
+    /// Straight runs of an iteration whose loads were hoisted (one warp class's most).
+    pub hoisted: u32,
     /// Local-memory accesses per pass.
     pub spills: usize,
 }
@@ -59,6 +64,8 @@ pub struct Report {
     /// Local-memory accesses outside every loop, or in a machine loop paired with no loop
     /// the IDG repeats, placed once at the kernel's start.
     pub entry_spills: usize,
+    /// Straight runs outside every loop whose loads were hoisted (one warp class's most).
+    pub hoisted: u32,
 }
 
 impl Report {
@@ -87,6 +94,12 @@ impl Report {
                     l.serialized
                 ));
             }
+            if l.hoisted > 0 {
+                what.push(format!(
+                    "loads issued ahead of their uses in {} straight run(s) of an iteration",
+                    l.hoisted
+                ));
+            }
             if l.spills > 0 {
                 what.push(format!("{} spill access(es) per pass", l.spills));
             }
@@ -99,6 +112,12 @@ impl Report {
                 l.ptx_line,
                 l.header,
                 what.join(", ")
+            ));
+        }
+        if self.hoisted > 0 {
+            out.push(format!(
+                "  outside the loops: loads issued ahead of their uses in {} straight run(s)",
+                self.hoisted
             ));
         }
         if self.entry_spills > 0 {
@@ -177,6 +196,7 @@ fn plan(l: &matching::IdgLoop, m: &machine::MachineLoop) -> LoopPlan {
         depth,
         serialize,
         spills: m.local.clone(),
+        load_groups: m.load_groups.clone(),
     }
 }
 
@@ -193,6 +213,7 @@ pub fn apply(
     let mut by = MatchedBy::LineInfo;
     let mut why = None;
     let mut entry_spills = 0;
+    let mut hoisted = 0;
     for class in &mut idgs.classes {
         let idg_loops = matching::idg_loops(&class.idg, files);
         let pairing = if idg_loops.is_empty() {
@@ -228,7 +249,10 @@ pub fn apply(
             }
         }
         entry_spills = entry_spills.max(entry.len());
-        let done = transform::apply(&mut class.idg, &plans, &entry);
+        let applied =
+            transform::apply(&mut class.idg, &plans, &entry, &machine.outside_load_groups);
+        hoisted = hoisted.max(applied.hoisted);
+        let done = applied.loops;
         for (&(i, j), p) in pairing.pairs.iter().zip(&plans) {
             let l = &idg_loops[i];
             let d = done.get(&l.id).cloned().unwrap_or_default();
@@ -242,10 +266,12 @@ pub fn apply(
                     depth: p.depth,
                     kept: None,
                     serialized: 0,
+                    hoisted: 0,
                     spills: p.spills.len(),
                 });
             e.kept = e.kept.or(d.kept.filter(|_| d.unrolled == 0));
             e.serialized = e.serialized.max(d.serialized);
+            e.hoisted = e.hoisted.max(d.hoisted);
         }
     }
     for k in loops.keys() {
@@ -260,5 +286,6 @@ pub fn apply(
             .collect(),
         why,
         entry_spills,
+        hoisted,
     }
 }

@@ -40,6 +40,11 @@ pub struct MachineLoop {
     /// ptxas, short of registers, interleaves the loads of an unrolled loop with their uses;
     /// this says how many iterations' loads it keeps in flight.
     pub in_flight_bytes: u32,
+    /// Its global loads in order: whether each starts a group of loads the warp issues
+    /// together, that is whether an instruction since the previous load read the data of a
+    /// load still in flight (the warp waits there, and the loads after it do not overlap
+    /// those before it).
+    pub load_groups: Vec<bool>,
 }
 
 /// The loops of one kernel's machine code, in address order, and the local-memory accesses
@@ -48,6 +53,11 @@ pub struct MachineLoop {
 pub struct MachineCode {
     pub loops: Vec<MachineLoop>,
     pub outside_local: Vec<LocalAccess>,
+    /// The global loads outside every loop in order, each saying whether it starts a group
+    /// (as [`MachineLoop::load_groups`]): ptxas issues a straight run's loads before their
+    /// uses where it has the registers and no branch comes between (a 17-row column
+    /// convolution: one group of 17).
+    pub outside_load_groups: Vec<bool>,
     /// Whether any instruction carries line info (nvdisasm `-g`/`-gi`).
     pub has_lines: bool,
 }
@@ -156,12 +166,14 @@ impl MachineCode {
                 reused_destination: Vec::new(),
                 local: Vec::new(),
                 in_flight_bytes: 0,
+                load_groups: Vec::new(),
             })
             .collect();
         // Per loop: the loads in flight, as (first register, registers, bytes).
-        let mut in_flight: Vec<Vec<(u32, u32, u32)>> = vec![Vec::new(); loops.len()];
+        let mut in_flight: Vec<Flight> = vec![Flight::default(); loops.len()];
         let mut previous_load: Vec<Option<(u32, u32)>> = vec![None; loops.len()];
         let mut outside_local = Vec::new();
+        let mut outside = Flight::default();
         let mut has_lines = false;
         for (i, inst) in insts.iter().enumerate() {
             if a.reach[i] != sass::analysis::Reach::Body {
@@ -174,20 +186,14 @@ impl MachineCode {
                     store: class == Class::LocalStore,
                     bytes: access_bytes(inst),
                 });
+            let reads = registers_read(inst, class);
             let Some(k) = owner(i) else {
                 outside_local.extend(local);
+                outside.step(inst, class, &reads);
                 continue;
             };
             let l = &mut loops[k];
-            let reads = registers_read(inst, class);
-            in_flight[k].retain(|&(r, w, _)| !reads.iter().any(|&x| r <= x && x < r + w));
-            if class == Class::GlobalLoad {
-                if let Some((r, w)) = destination(inst) {
-                    in_flight[k].push((r, w, access_bytes(inst)));
-                }
-                let bytes: u32 = in_flight[k].iter().map(|&(_, _, b)| b).sum();
-                l.in_flight_bytes = l.in_flight_bytes.max(bytes);
-            }
+            in_flight[k].step(inst, class, &reads);
             if let Some(s) = &inst.source {
                 l.lines.insert((base_name(&s.file).to_string(), s.line));
             }
@@ -203,11 +209,50 @@ impl MachineCode {
                 previous_load[k] = dest;
             }
         }
+        for (l, f) in loops.iter_mut().zip(in_flight) {
+            l.in_flight_bytes = f.most_bytes;
+            l.load_groups = f.groups;
+        }
         MachineCode {
             loops,
             outside_local,
+            outside_load_groups: outside.groups,
             has_lines,
         }
+    }
+}
+
+/// The global loads in flight in one region (a loop's own instructions, or those outside
+/// every loop), followed instruction by instruction.
+#[derive(Debug, Clone, Default)]
+struct Flight {
+    /// In flight: (first register, registers, bytes per lane).
+    loads: Vec<(u32, u32, u32)>,
+    /// An instruction read a load in flight since the last load.
+    waited: bool,
+    most_bytes: u32,
+    /// Per load: whether it starts a group.
+    groups: Vec<bool>,
+}
+
+impl Flight {
+    /// One instruction of class `class` reading `reads`: a load leaves when an instruction
+    /// reads one of its registers, and a global load enters.
+    fn step(&mut self, inst: &Instruction, class: Class, reads: &[u32]) {
+        let before = self.loads.len();
+        self.loads
+            .retain(|&(r, w, _)| !reads.iter().any(|&x| r <= x && x < r + w));
+        self.waited |= self.loads.len() < before;
+        if class != Class::GlobalLoad {
+            return;
+        }
+        self.groups.push(self.groups.is_empty() || self.waited);
+        self.waited = false;
+        if let Some((r, w)) = destination(inst) {
+            self.loads.push((r, w, access_bytes(inst)));
+        }
+        let bytes = self.loads.iter().map(|&(_, _, b)| b).sum();
+        self.most_bytes = self.most_bytes.max(bytes);
     }
 }
 
@@ -247,6 +292,23 @@ k:
         let m = MachineCode::of(&listing.kernels[0]);
         // 4 + 8 in flight, R4 read (8 left), + 4 = 12; the store reads R7 (4 left), + 4.
         assert_eq!(m.loops[0].in_flight_bytes, 12);
+    }
+
+    #[test]
+    fn a_load_after_a_wait_for_loaded_data_starts_a_group() {
+        let text = "\t.section\t.text.k,\"ax\",@progbits\nk:\n\
+            \x20       /*0000*/                   LDG.E R4, desc[UR4][R2.64] ;\n\
+            \x20       /*0010*/                   LDG.E R5, desc[UR4][R2.64+0x4] ;\n\
+            \x20       /*0020*/                   FADD R10, R4, R10 ;\n\
+            \x20       /*0030*/                   LDG.E R6, desc[UR4][R2.64+0x8] ;\n\
+            \x20       /*0040*/                   FADD R11, R3, R10 ;\n\
+            \x20       /*0050*/                   LDG.E R7, desc[UR4][R2.64+0xc] ;\n\
+            \x20       /*0060*/                   EXIT ;\n";
+        let listing = sass::parse_listing(text).unwrap();
+        let m = MachineCode::of(&listing.kernels[0]);
+        assert!(m.loops.is_empty());
+        // R4's use comes between the second and third load; R3 is no load's.
+        assert_eq!(m.outside_load_groups, vec![true, false, true, false]);
     }
 
     #[test]

@@ -205,8 +205,10 @@ mod tests {
                     reused_destination: vec![false],
                     local: Vec::new(),
                     in_flight_bytes: 4,
+                    load_groups: vec![true],
                 })
                 .collect(),
+            outside_load_groups: Vec::new(),
             outside_local: Vec::new(),
             has_lines: true,
         }

@@ -16,6 +16,16 @@
 //! - **serialized loads**: a global load that the machine code gives the previous load's
 //!   destination register reads that load's data first (only where the machine code has as
 //!   many loads in the loop as the PTX);
+//! - **hoisted loads**: in a straight run of nodes (no branch, barrier, store, atomic or
+//!   asynchronous copy between them) of a loop that is not unrolled, or outside every loop,
+//!   the global loads issue in the groups the machine code issues them in (a load starts a
+//!   group where the machine code waited for a load's data since the previous load), each
+//!   group's load slice (the loads and every earlier node they depend on or that would see a
+//!   register change under them) first, then the group's other nodes. The PTX interleaves
+//!   each load with its use; ptxas issues a column convolution's 17 row loads before the
+//!   first multiply-add, but waits for each quotient of a division whose slow path branches.
+//!   Where the region's global loads are not as many as the machine code's, it is left as
+//!   it is;
 //! - **spills**: the machine code's local-memory accesses in a loop run at the top of each of
 //!   its passes (outside loops, at the kernel's start), sized as coalesced requests of their
 //!   width; nothing reads what a spill load writes, so they cost their pipeline's time and
@@ -50,6 +60,10 @@ pub struct LoopPlan {
     pub serialize: Vec<bool>,
     /// Local-memory accesses per pass.
     pub spills: Vec<LocalAccess>,
+    /// Per global load of the machine code's loop, in order: whether it starts a group of
+    /// loads issued together ([`crate::machine::MachineLoop::load_groups`]), for an
+    /// iteration that is not unrolled.
+    pub load_groups: Vec<bool>,
 }
 
 /// What [`apply`] did to a loop, for the report.
@@ -63,6 +77,8 @@ pub struct Done {
     pub serialized: u32,
     /// Places the spill accesses went to.
     pub spill_places: u32,
+    /// Straight runs of the loop's body whose loads were hoisted.
+    pub hoisted: u32,
 }
 
 struct Ctx<'a> {
@@ -420,6 +436,123 @@ fn serialize(ctx: &mut Ctx<'_>, ids: &[NodeId], marks: &[bool]) -> u32 {
     n
 }
 
+/// Whether a node ends a straight run in which loads may move: control flow, a barrier, a
+/// store or atomic (a later load may read what it writes) or an asynchronous copy.
+fn ends_run(n: &Node, resources: &[Resource]) -> bool {
+    n.op.is_branch()
+        || n.barrier.is_some()
+        || n.mem.is_some_and(|m| m.store || m.atomic)
+        || !n.moves.is_empty()
+        || n.writes
+            .iter()
+            .chain(&n.reads)
+            .any(|r| resources[r.index()].kind == ResourceKind::Async)
+}
+
+/// One straight run `ids` with its global loads hoisted (the module's description), in
+/// groups started by the loads `groups` marks (one flag per global load of the run); `None`
+/// where nothing moves.
+fn hoist(
+    nodes: &[Node],
+    resources: &[Resource],
+    ids: &[NodeId],
+    groups: &[bool],
+) -> Option<Vec<NodeId>> {
+    let node = |i: usize| &nodes[ids[i].index()];
+    let reg = |r: &&ResourceId| is_register(resources[r.index()].kind);
+    let loads: Vec<usize> = (0..ids.len())
+        .filter(|&i| is_global_load(node(i)))
+        .collect();
+    if loads.len() < 2 || loads.len() != groups.len() {
+        return None;
+    }
+    // The slice, from the back: a node joins when a later slice node reads what it writes,
+    // writes what it reads or writes, so that no register changes under either as the
+    // slice moves ahead of the rest. One pass reaches the fixed point: a node only answers
+    // to nodes after it.
+    let mut slice = vec![false; ids.len()];
+    let (mut read, mut written) = (BTreeSet::new(), BTreeSet::new());
+    for i in (0..ids.len()).rev() {
+        let n = node(i);
+        let joins = is_global_load(n)
+            || n.writes
+                .iter()
+                .filter(reg)
+                .any(|r| read.contains(r) || written.contains(r))
+            || n.reads.iter().filter(reg).any(|r| written.contains(r));
+        if joins {
+            slice[i] = true;
+            read.extend(n.reads.iter().filter(reg).copied());
+            written.extend(n.writes.iter().filter(reg).copied());
+        }
+    }
+    // A group's range of nodes runs from its first load to the next group's.
+    let mut starts = vec![0usize];
+    starts.extend(
+        loads
+            .iter()
+            .zip(groups)
+            .skip(1)
+            .filter(|(_, &start)| start)
+            .map(|(&i, _)| i),
+    );
+    starts.push(ids.len());
+    let mut out = Vec::with_capacity(ids.len());
+    for w in starts.windows(2) {
+        for part in [true, false] {
+            out.extend((w[0]..w[1]).filter(|&i| slice[i] == part).map(|i| ids[i]));
+        }
+    }
+    (out != ids).then_some(out)
+}
+
+/// `items` with the loads of each straight run of its nodes hoisted ([`hoist`]) in the groups
+/// `groups` gives its global loads in order (those inside its repeats not counted); how many
+/// runs changed. Repeats stay where they are and end runs. Where `items` holds another
+/// number of global loads than `groups`, nothing changes: the machine code runs another
+/// path.
+fn hoist_items(ctx: &Ctx<'_>, items: Vec<Item>, groups: &[bool]) -> (Vec<Item>, u32) {
+    let loads = items
+        .iter()
+        .filter(|it| matches!(it, Item::Node(id) if is_global_load(&ctx.nodes[id.index()])))
+        .count();
+    if loads != groups.len() {
+        return (items, 0);
+    }
+    let mut out = Vec::with_capacity(items.len());
+    let mut run: Vec<NodeId> = Vec::new();
+    let mut changed = 0;
+    let mut next = 0usize;
+    let mut flush = |run: &mut Vec<NodeId>, out: &mut Vec<Item>| {
+        let ids = std::mem::take(run);
+        let n = ids
+            .iter()
+            .filter(|id| is_global_load(&ctx.nodes[id.index()]))
+            .count();
+        let flags = &groups[next..next + n];
+        next += n;
+        let ids = match hoist(ctx.nodes, ctx.resources, &ids, flags) {
+            Some(moved) => {
+                changed += 1;
+                moved
+            }
+            None => ids,
+        };
+        out.extend(ids.into_iter().map(Item::Node));
+    };
+    for item in items {
+        match item {
+            Item::Node(id) if !ends_run(&ctx.nodes[id.index()], ctx.resources) => run.push(id),
+            other => {
+                flush(&mut run, &mut out);
+                out.push(other);
+            }
+        }
+    }
+    flush(&mut run, &mut out);
+    (out, changed)
+}
+
 /// The iterations of one loop as the IDG runs them: runs of `count` iterations of one body.
 struct Run {
     ids: Vec<NodeId>,
@@ -562,11 +695,19 @@ fn rewrite(
         } else {
             let n = runs.len();
             for (k, run) in runs.into_iter().enumerate() {
-                if plan.unroll == 1 && !plan.serialize.is_empty() {
+                let iteration: Vec<Item> = run.ids.iter().map(|id| Item::Node(*id)).collect();
+                let iteration = if plan.unroll == 1 && !plan.serialize.is_empty() {
                     d.serialized = d.serialized.max(serialize(ctx, &run.ids, &plan.serialize));
-                }
+                    iteration
+                } else {
+                    // ptxas short of registers gives loads one destination (serialized
+                    // above); otherwise it issues an iteration's loads ahead of their uses.
+                    let (hoisted, h) = hoist_items(ctx, iteration, &plan.load_groups);
+                    d.hoisted = d.hoisted.max(h);
+                    hoisted
+                };
                 let mut body = ctx.spills(&plan.spills, line, lanes);
-                body.extend(run.ids.iter().map(|id| Item::Node(*id)));
+                body.extend(iteration);
                 if peeled && k + 1 == n {
                     out.extend(body);
                 } else {
@@ -605,9 +746,23 @@ fn compact(idg: &mut Idg) {
     idg.body = body;
 }
 
-/// Applies `plans` to `idg`, and the `entry` spills at its start; returns what happened per
-/// loop.
-pub fn apply(idg: &mut Idg, plans: &[LoopPlan], entry: &[LocalAccess]) -> HashMap<LoopId, Done> {
+/// What [`apply`] did to one IDG.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Applied {
+    /// Per paired loop.
+    pub loops: HashMap<LoopId, Done>,
+    /// Straight runs outside every loop whose loads were hoisted.
+    pub hoisted: u32,
+}
+
+/// Applies `plans` to `idg`, and the `entry` spills at its start, and hoists the loads of its
+/// straight runs outside every loop in the groups `outside_groups` gives them.
+pub fn apply(
+    idg: &mut Idg,
+    plans: &[LoopPlan],
+    entry: &[LocalAccess],
+    outside_groups: &[bool],
+) -> Applied {
     let by_loop: HashMap<LoopId, &LoopPlan> = plans.iter().map(|p| (p.loop_id, p)).collect();
     let control = idg
         .resources
@@ -632,9 +787,13 @@ pub fn apply(idg: &mut Idg, plans: &[LoopPlan], entry: &[LocalAccess]) -> HashMa
     let mut done = HashMap::new();
     let mut new = ctx.spills(entry, first_line, first_lanes);
     new.extend(rewrite(&mut ctx, body, &by_loop, &mut done));
+    let (new, hoisted) = hoist_items(&ctx, new, outside_groups);
     idg.body = new;
     compact(idg);
-    done
+    Applied {
+        loops: done,
+        hoisted,
+    }
 }
 
 #[cfg(test)]

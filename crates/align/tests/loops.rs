@@ -268,3 +268,64 @@ fn loops_that_cannot_be_paired_keep_their_ptx_form_with_a_warning() {
         executed(&plain.classes[0].idg, is_global_load)
     );
 }
+
+/// Positions, in program order, of the global loads and of the multiply-adds.
+fn loads_and_fmas(idg: &Idg) -> (Vec<usize>, Vec<usize>) {
+    let nodes = flat(idg);
+    let at = |pick: &dyn Fn(&Node) -> bool| -> Vec<usize> {
+        (0..nodes.len()).filter(|&i| pick(nodes[i])).collect()
+    };
+    (
+        at(&is_global_load),
+        at(&|n: &Node| n.op.opcode == ptx::ast::Opcode::Fma),
+    )
+}
+
+/// Straight-line code whose PTX interleaves each load with its use: where the machine code
+/// issues all three loads first, so does the IDG; where it waits for the first load's data
+/// before the third load, the third comes after that use. Every node still runs once.
+#[test]
+fn straight_runs_issue_their_loads_as_the_machine_code_does() {
+    let ptx = fixture("straight.ptx");
+    let (plain, _) = idgs(&ptx, &[("n", 1 << 20)], 32);
+    let (p_loads, p_fmas) = loads_and_fmas(&plain.classes[0].idg);
+    assert!(p_loads[1] > p_fmas[0], "the PTX interleaves");
+
+    let (hoisted, report) = aligned(&ptx, &fixture("straight.sass"), &[("n", 1 << 20)]);
+    assert_eq!(report.hoisted, 1);
+    assert!(report
+        .notes()
+        .iter()
+        .any(|n| n.contains("ahead of their uses")));
+    let (loads, fmas) = loads_and_fmas(&hoisted.classes[0].idg);
+    assert!(loads[2] < fmas[0], "{loads:?} {fmas:?}");
+    assert_eq!(
+        hoisted.classes[0].idg.nodes.len(),
+        plain.classes[0].idg.nodes.len()
+    );
+
+    let (waited, _) = aligned(&ptx, &fixture("straight_wait.sass"), &[("n", 1 << 20)]);
+    let (loads, fmas) = loads_and_fmas(&waited.classes[0].idg);
+    assert!(
+        loads[1] < fmas[0] && fmas[0] < loads[2],
+        "{loads:?} {fmas:?}"
+    );
+}
+
+/// A listing with another number of loads outside its loops runs another path: the IDG's
+/// straight code keeps its PTX order.
+#[test]
+fn straight_runs_keep_their_order_when_the_loads_do_not_match() {
+    let ptx = fixture("straight.ptx");
+    let (plain, _) = idgs(&ptx, &[("n", 1 << 20)], 32);
+    let two = fixture("straight.sass").replace(
+        "        /*0050*/                   LDG.E.CONSTANT R9, desc[UR4][R10.64] ;\n",
+        "",
+    );
+    let (same, report) = aligned(&ptx, &two, &[("n", 1 << 20)]);
+    assert_eq!(report.hoisted, 0);
+    assert_eq!(
+        loads_and_fmas(&same.classes[0].idg),
+        loads_and_fmas(&plain.classes[0].idg)
+    );
+}
