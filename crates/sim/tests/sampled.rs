@@ -1,6 +1,9 @@
 //! Sampled simulation (`SimOptions::sampled`) against the exact engine: on random kernels it
 //! finishes every group and warp and stays within 5 % of the exact time and instructions (a
-//! few random schedules settle into a steady rate that is not their long-run one); the
+//! few random schedules settle into a steady rate that is not their long-run one; with seeds
+//! other than the CI's, about one run of the property test in ten finds a barrier loop of a
+//! few warps whose rate changes after the sampled stretch, 8-10 % off: a limit of sampling,
+//! recorded in `sim/src/truncated.rs`, not a bound the runs' error estimate keeps); the
 //! agreement the issue asks of real launches (95 % of points within 1 %, all within 3 %) is
 //! tested on both bundled suites (`crates/eval/tests/sampled.rs`).
 
@@ -176,4 +179,31 @@ fn long_loops_are_truncated_and_extrapolated() {
     };
     let r = simulate(&uneven.kernel, &costs, &hw, &uneven.exec(3), &sampled).unwrap();
     assert_eq!(r.sampled.map_or(0, |s| s.truncated_loops), 0);
+}
+
+/// A barrier loop under oldest-first scheduling whose per-iteration time settles slowly:
+/// 1165 cycles per iteration over the first 15, 1297 from about the 60th on, as the groups
+/// of each wave drift apart. Cuts of 5, 10 and 15 iterations lay on one line that missed the
+/// whole run by 8.6 % (the property test below found it); with the cuts doubling, the line
+/// bends, and the run is exact or within its bound.
+#[test]
+fn a_loop_that_settles_late_is_not_extrapolated_from_its_start() {
+    let body = vec![Piece::Repeat(
+        187,
+        vec![
+            Piece::Node(SynthNode::op(1, &[], &[0])),
+            Piece::Node(SynthNode::op(2, &[], &[0])),
+            Piece::Node(SynthNode::barrier(2, idg::BarrierKind::Sync)),
+        ],
+    )];
+    let k = synth::build(&body, 3, 119);
+    let mut hw = synth::hardware(3, None, 2);
+    hw.dispatch_latency = synth::TICKS_PER_CYCLE;
+    hw.dispatch_interval = 0;
+    let table = eighths(vec![(1, 0), (1, 0), (13, 24)]);
+    let opts = options(Scheduler::OldestFirst, IssueOrder::InOrder, true);
+    let r = agrees(&k, &table, &hw, &k.exec(4), opts, 0.005);
+    if let Some(s) = r.sampled {
+        assert!(s.error_bound_cycles <= 0.005 * r.cycles, "{s:?}");
+    }
 }
