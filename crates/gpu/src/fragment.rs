@@ -19,6 +19,8 @@
 //! | `wmma.load.{a,b}.sync.aligned.*.m16n16k16.global.f16` | 4 `LDG.E` (4 B/lane)   |
 //! | `wmma.load.c.sync.aligned.*.m16n16k16.global.f32`  | 4 `LDG.E.64` (8 B/lane)   |
 //! | `wmma.store.d.sync.aligned.*.m16n16k16.global.f32` | 4 `STG.E.64` (8 B/lane)   |
+//!
+//! Each of those requests covers 8 rows of the tile, a sector each ([`Lowering::sectors`]).
 //! | `wmma.mma.sync.aligned.*.m16n16k16.*`              | 2 `HMMA.16816`            |
 //! | `mma.sync.aligned.m16n8k16.*`                      | 1 `HMMA.16816`            |
 //! | `ldmatrix.sync.aligned.m8n8.{x2,x4}.shared.b16`    | 1 `LDSM.16.M88.{2,4}`     |
@@ -42,13 +44,22 @@ pub struct Lowering {
     /// Bytes per lane of each memory request; `None` for non-memory instructions and for
     /// forms not in the table (their width comes from the PTX type as before).
     pub bytes_per_lane: Option<u32>,
+    /// Sectors each memory request moves, where the table knows it: a request of a 16x16
+    /// tile covers 8 of its rows, each a piece of its own line (`samples_wmma_gemm`'s
+    /// counters: 8.0 sectors per global load and per store request, every one a fragment's),
+    /// twice what its lanes' bytes fill.
+    pub sectors: Option<u32>,
 }
 
 /// One PTX instruction is one SASS instruction: every form the table does not name.
 pub const ONE: Lowering = Lowering {
     count: 1,
     bytes_per_lane: None,
+    sectors: None,
 };
+
+/// Sectors of one request of a 16x16 tile's load or store: 8 rows, a sector each.
+const TILE_REQUEST_SECTORS: u32 = 8;
 
 /// The measured lowering of `op` (module docs), or [`ONE`].
 pub fn lowering(op: &Op) -> Lowering {
@@ -59,11 +70,13 @@ pub fn lowering(op: &Op) -> Lowering {
     let requests = |bytes| Lowering {
         count: 4,
         bytes_per_lane: Some(bytes),
+        sectors: Some(TILE_REQUEST_SECTORS),
     };
     match op.opcode {
         Opcode::Wmma if m16n16k16 && m.has_other("mma") => Lowering {
             count: 2,
             bytes_per_lane: None,
+            sectors: None,
         },
         Opcode::Wmma if m16n16k16 && global && m.has_other("load") => {
             let ab = m.has_other("a") || m.has_other("b");
@@ -200,6 +213,17 @@ mod tests {
         assert_eq!(count(&load_c), (4, Some(8)));
         assert_eq!(count(&store), (4, Some(8)));
         assert_eq!(count(&mma), (2, None));
+        for tile in [&load_a, &load_b, &load_c, &store] {
+            assert_eq!(
+                lowering(&ptx::parse_instruction(tile).unwrap().op).sectors,
+                Some(8),
+                "{tile}"
+            );
+        }
+        assert_eq!(
+            lowering(&ptx::parse_instruction(&mma).unwrap().op).sectors,
+            None
+        );
         // One HMMA.16816 / one LDSM: the ones tensor.mma and ld.shared already stand for.
         let one = (1, None);
         assert_eq!(

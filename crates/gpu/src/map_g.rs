@@ -727,7 +727,8 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack
     // coalesced request of the node's lanes and width. In thousandths.
     // A tensor fragment's address is the tile's base for every lane (the lanes' own addresses
     // are ptxas's): size each of its requests by the measured width, not the pattern.
-    let frag = fragment::lowering(&node.op).bytes_per_lane;
+    let lowered = fragment::lowering(&node.op);
+    let frag = lowered.bytes_per_lane;
     let m = match frag {
         Some(bytes) => MemAccess {
             bytes_per_lane: bytes,
@@ -765,7 +766,7 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack
                 let static_sectors = if m.atomic {
                     static_atomic_sectors(node, &m)
                 } else {
-                    ideal_sectors(node, &m)
+                    lowered.sectors.unwrap_or_else(|| ideal_sectors(node, &m))
                 };
                 u64::from(static_sectors) * 1000
             }),
@@ -905,12 +906,15 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack
                         gpu,
                         sized(f, sectors),
                         reuse,
-                        sectors,
+                        (sectors, near_coalesced(node, &m, sectors)),
                         reread_pipe.unwrap_or(f.subsystem),
                     ),
                     // Without counters the seen sectors and those an earlier warp of the
                     // group loads are L1 hits, those an earlier group loads L2 hits, the
-                    // rest mapper f's.
+                    // rest mapper f's. The L1 serves a request in a wavefront per line: the
+                    // level's λ is a coalesced request's, one line for 4 sectors, and a
+                    // request that is not near-coalesced (a tensor tile's 8 rows, a strided
+                    // column) takes one per sector.
                     _ if seen + siblings + groups > 0 => {
                         let (l1, l2) = if bypasses_l1(node) || !l1_caches_global(gpu) {
                             (0, seen + siblings + groups)
@@ -926,9 +930,10 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack
                                 + u128::from(1000 - l1 - l2) * u128::from(x3.ticks());
                             Cycles::from_ticks(u64::try_from((t + 500) / 1000).unwrap_or(u64::MAX))
                         };
+                        let l1_lambda = l1_lambda(gpu, near_coalesced(node, &m, sectors));
                         with(
                             request_scaling(
-                                mix(p1.lambda, p2.lambda, f.lambda),
+                                mix(l1_lambda, p2.lambda, f.lambda),
                                 mix(p1.latency, p2.latency, f.latency),
                                 sectors,
                             ),
@@ -981,12 +986,16 @@ fn static_reuse(
     gpu: &GpuProfile,
     dram: NodeTiming,
     reuse: idg::Reuse,
-    milli_sectors: u64,
+    (milli_sectors, near): (u64, bool),
     pipe: SubsystemId,
 ) -> NodeTiming {
     let level = |l: MemLevel| {
         let p = gpu.mem(l);
-        let (lambda, latency) = request_scaling(p.lambda, p.latency, milli_sectors);
+        let lambda = match l {
+            MemLevel::L1 => l1_lambda(gpu, near),
+            _ => p.lambda,
+        };
+        let (lambda, latency) = request_scaling(lambda, p.latency, milli_sectors);
         NodeTiming {
             lambda,
             latency,
@@ -1018,6 +1027,19 @@ fn static_reuse(
             },
             None => dram,
         },
+    }
+}
+
+/// The L1 level's λ per reference request (4 sectors) for a request of hits: the level's
+/// own, measured with a coalesced request that is one line, where the request is
+/// near-coalesced (`near`); else a wavefront per sector, each in a line of its own (a tensor
+/// tile's rows, a strided column), 4 times it.
+fn l1_lambda(gpu: &GpuProfile, near: bool) -> Cycles {
+    let l1 = gpu.mem(MemLevel::L1).lambda;
+    if near {
+        l1
+    } else {
+        scale(l1, REFERENCE_SECTORS, 1)
     }
 }
 

@@ -1,6 +1,7 @@
 //! Mapper g on tensor-fragment nodes (`gpu::fragment`): a `wmma.load.a` of a 16x16 f16 tile is
-//! four `LDG.E` on sm_90, so its node costs four pipelined coalesced 4-byte requests; a
-//! `wmma.mma` m16n16k16 is two `HMMA.16816`, two `tensor.mma`.
+//! four `LDG.E` on sm_90, so its node costs four pipelined 4-byte requests, each over 8 rows
+//! of the tile (8 sectors, twice a coalesced request's); a `wmma.mma` m16n16k16 is two
+//! `HMMA.16816`, two `tensor.mma`.
 
 mod common;
 
@@ -38,8 +39,9 @@ fn a_wmma_load_a_global_node_costs_four_requests() {
     let wmma = node("wmma.load");
     assert_eq!(wmma.class, InstClass::LdGlobal);
     assert_eq!(wmma.subsystem, ld.subsystem);
-    assert_eq!(wmma.lambda, ld.lambda * 4);
-    assert_eq!(wmma.latency, ld.latency.checked_add(ld.lambda * 3).unwrap());
+    // Each request: 2 λ, Λ + λ (8 sectors); four pipelined: 8 λ, Λ + λ + 3·2 λ.
+    assert_eq!(wmma.lambda, ld.lambda * 8);
+    assert_eq!(wmma.latency, ld.latency.checked_add(ld.lambda * 7).unwrap());
     // Two HMMA.16816 for the wmma m16n16k16, one for the mma m16n8k16.
     let mma = node("mma.sync");
     let wmma_mma = node("wmma.mma");

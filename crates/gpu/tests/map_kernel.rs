@@ -512,6 +512,40 @@ fn l1_hits_go_to_the_sectors_a_sibling_warp_loads_shared_by_the_group() {
     assert_eq!(load(&none, 1), load(&base, 1));
 }
 
+/// Without counters a load an earlier warp of the group made is an L1 hit, and the L1 serves
+/// a request in a wavefront per line: a coalesced row at the level's λ, a column whose 32
+/// lanes lie in 32 lines at 32 times it (8 times the coalesced rule's 32/4).
+#[test]
+fn without_counters_a_sibling_column_costs_a_wavefront_per_sector() {
+    let body = "\tld.param.u64 %rd1, [p];\n\tcvta.to.global.u64 %rd2, %rd1;\n\
+                \tmov.u32 %r1, %tid.x;\n\tand.b32 %r2, %r1, 31;\n\
+                \tmul.wide.u32 %rd5, %r2, 4;\n\tadd.s64 %rd6, %rd2, %rd5;\n\
+                \tld.global.s32 %r3, [%rd6];\n\
+                \tmul.wide.u32 %rd7, %r2, 128;\n\tadd.s64 %rd8, %rd2, %rd7;\n\
+                \tld.global.u32 %r4, [%rd8+4096];\n";
+    let idgs = build(body, 64);
+    let h100 = GpuProfile::bundled("hopper-h100").unwrap();
+    let (t, _) = map_kernel(&idgs, &h100, None);
+    // The second warp's class: both loads repeat the first warp's.
+    let c = idgs
+        .classes
+        .iter()
+        .position(|c| c.warps.contains(&1))
+        .unwrap();
+    let load = |m: &str| {
+        let i = idgs.classes[c]
+            .idg
+            .nodes
+            .iter()
+            .position(|n| n.op.to_string() == m)
+            .unwrap();
+        t[c].nodes[i]
+    };
+    let l1 = h100.mem(MemLevel::L1);
+    assert_eq!(load("ld.global.s32").lambda, l1.lambda);
+    assert_eq!(load("ld.global.u32").lambda, l1.lambda * 32);
+}
+
 /// Without counters the sectors a warp loaded before are on chip: the shifted row's 4 seen
 /// sectors of 5 move no DRAM bytes and cost the L1 level, the fifth mapper f's; the first row
 /// keeps its bytes and timing, and a strided load all but the bytes of the two sectors the rows
