@@ -47,6 +47,9 @@ pub struct LoopReport {
     pub serialized: u32,
     /// Straight runs of an iteration whose loads were hoisted (one warp class's most).
     pub hoisted: u32,
+    /// Share of the machine loop's FP32 and integer instructions with a register bank
+    /// conflict, in thousandths.
+    pub register_conflicts: u16,
     /// Local-memory accesses per pass.
     pub spills: usize,
 }
@@ -66,6 +69,9 @@ pub struct Report {
     pub entry_spills: usize,
     /// Straight runs outside every loop whose loads were hoisted (one warp class's most).
     pub hoisted: u32,
+    /// Share of the FP32 and integer instructions outside every loop with a register bank
+    /// conflict, in thousandths.
+    pub outside_register_conflicts: u16,
 }
 
 impl Report {
@@ -103,6 +109,9 @@ impl Report {
             if l.spills > 0 {
                 what.push(format!("{} spill access(es) per pass", l.spills));
             }
+            if l.register_conflicts > 0 {
+                what.push(conflicts(l.register_conflicts));
+            }
             if what.is_empty() {
                 what.push("as in the PTX".to_string());
             }
@@ -118,6 +127,12 @@ impl Report {
             out.push(format!(
                 "  outside the loops: loads issued ahead of their uses in {} straight run(s)",
                 self.hoisted
+            ));
+        }
+        if self.outside_register_conflicts > 0 {
+            out.push(format!(
+                "  outside the loops: {}",
+                conflicts(self.outside_register_conflicts)
             ));
         }
         if self.entry_spills > 0 {
@@ -155,6 +170,15 @@ impl Report {
         }
         out
     }
+}
+
+/// The note for a region whose arithmetic has register bank conflicts (`share` in
+/// thousandths).
+fn conflicts(share: u16) -> String {
+    format!(
+        "{:.1} % of its FP32 and integer instructions read two registers of one bank (a cycle more each)",
+        f64::from(share) / 10.0
+    )
 }
 
 /// The PTX's `.file` table by number, which the IDG's source positions index.
@@ -197,6 +221,7 @@ fn plan(l: &matching::IdgLoop, m: &machine::MachineLoop) -> LoopPlan {
         serialize,
         spills: m.local.clone(),
         load_groups: m.load_groups.clone(),
+        register_conflicts: m.arithmetic.share(),
     }
 }
 
@@ -249,8 +274,15 @@ pub fn apply(
             }
         }
         entry_spills = entry_spills.max(entry.len());
-        let applied =
-            transform::apply(&mut class.idg, &plans, &entry, &machine.outside_load_groups);
+        let applied = transform::apply(
+            &mut class.idg,
+            &plans,
+            &entry,
+            transform::Outside {
+                load_groups: &machine.outside_load_groups,
+                register_conflicts: machine.outside_arithmetic.share(),
+            },
+        );
         hoisted = hoisted.max(applied.hoisted);
         let done = applied.loops;
         for (&(i, j), p) in pairing.pairs.iter().zip(&plans) {
@@ -267,6 +299,7 @@ pub fn apply(
                     kept: None,
                     serialized: 0,
                     hoisted: 0,
+                    register_conflicts: p.register_conflicts,
                     spills: p.spills.len(),
                 });
             e.kept = e.kept.or(d.kept.filter(|_| d.unrolled == 0));
@@ -287,5 +320,6 @@ pub fn apply(
         why,
         entry_spills,
         hoisted,
+        outside_register_conflicts: machine.outside_arithmetic.share(),
     }
 }

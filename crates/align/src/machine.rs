@@ -45,6 +45,69 @@ pub struct MachineLoop {
     /// load still in flight (the warp waits there, and the loads after it do not overlap
     /// those before it).
     pub load_groups: Vec<bool>,
+    /// Its FP32 and integer instructions, and those of them with a register bank conflict
+    /// ([`bank_conflict`]).
+    pub arithmetic: Arithmetic,
+}
+
+/// FP32 and integer instructions of a region and how many read two registers of one bank.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Arithmetic {
+    pub instructions: u32,
+    pub conflicts: u32,
+}
+
+impl Arithmetic {
+    fn count(&mut self, inst: &Instruction, class: Class) {
+        if matches!(class, Class::Fp32 | Class::Int) {
+            self.instructions += 1;
+            self.conflicts += u32::from(bank_conflict(inst));
+        }
+    }
+
+    /// The conflicting share in thousandths.
+    pub fn share(&self) -> u16 {
+        (u64::from(self.conflicts) * 1000)
+            .checked_div(u64::from(self.instructions))
+            .map_or(0, |s| s.min(1000) as u16)
+    }
+}
+
+/// Whether an instruction with three register sources reads two of them from one register
+/// bank: since Volta the register file has two banks, by the register number's parity, and an
+/// operand the instruction takes from the reuse cache (`.reuse`) reads no bank. Measured on
+/// the H100: `uneven_fma`'s chain `FFMA R10, R10, R4, R5` (R10 and R4 even) runs at 2.10
+/// warp instructions per cycle and SM, `branch_fma`'s `FFMA R8, R8, R2.reuse, R3.reuse` at
+/// 3.82, of 4 (bench/uneven_suite, bench/branch_suite counters at 8 blocks per SM). Two
+/// sources are not counted: no measurement says they conflict.
+pub fn bank_conflict(inst: &Instruction) -> bool {
+    // (register number, taken from the reuse cache) of each source naming an R register
+    // other than RZ; the first operand is the destination.
+    let sources: Vec<(u32, bool)> = inst
+        .operands
+        .iter()
+        .skip(1)
+        .filter_map(|o| match &o.kind {
+            OperandKind::Register(name) => name
+                .strip_prefix('R')?
+                .parse::<u32>()
+                .ok()
+                .map(|n| (n, o.text.contains(".reuse"))),
+            _ => None,
+        })
+        .collect();
+    if sources.len() < 3 {
+        return false;
+    }
+    let mut read: Vec<u32> = sources
+        .iter()
+        .filter(|&&(_, reused)| !reused)
+        .map(|&(n, _)| n)
+        .collect();
+    read.sort_unstable();
+    read.dedup();
+    let even = read.iter().filter(|&&n| n % 2 == 0).count();
+    even >= 2 || read.len() - even >= 2
 }
 
 /// The loops of one kernel's machine code, in address order, and the local-memory accesses
@@ -58,6 +121,8 @@ pub struct MachineCode {
     /// uses where it has the registers and no branch comes between (a 17-row column
     /// convolution: one group of 17).
     pub outside_load_groups: Vec<bool>,
+    /// The FP32 and integer instructions outside every loop ([`MachineLoop::arithmetic`]).
+    pub outside_arithmetic: Arithmetic,
     /// Whether any instruction carries line info (nvdisasm `-g`/`-gi`).
     pub has_lines: bool,
 }
@@ -167,6 +232,7 @@ impl MachineCode {
                 local: Vec::new(),
                 in_flight_bytes: 0,
                 load_groups: Vec::new(),
+                arithmetic: Arithmetic::default(),
             })
             .collect();
         // Per loop: the loads in flight, as (first register, registers, bytes).
@@ -174,6 +240,7 @@ impl MachineCode {
         let mut previous_load: Vec<Option<(u32, u32)>> = vec![None; loops.len()];
         let mut outside_local = Vec::new();
         let mut outside = Flight::default();
+        let mut outside_arithmetic = Arithmetic::default();
         let mut has_lines = false;
         for (i, inst) in insts.iter().enumerate() {
             if a.reach[i] != sass::analysis::Reach::Body {
@@ -190,9 +257,11 @@ impl MachineCode {
             let Some(k) = owner(i) else {
                 outside_local.extend(local);
                 outside.step(inst, class, &reads);
+                outside_arithmetic.count(inst, class);
                 continue;
             };
             let l = &mut loops[k];
+            l.arithmetic.count(inst, class);
             in_flight[k].step(inst, class, &reads);
             if let Some(s) = &inst.source {
                 l.lines.insert((base_name(&s.file).to_string(), s.line));
@@ -217,6 +286,7 @@ impl MachineCode {
             loops,
             outside_local,
             outside_load_groups: outside.groups,
+            outside_arithmetic,
             has_lines,
         }
     }
@@ -292,6 +362,55 @@ k:
         let m = MachineCode::of(&listing.kernels[0]);
         // 4 + 8 in flight, R4 read (8 left), + 4 = 12; the store reads R7 (4 left), + 4.
         assert_eq!(m.loops[0].in_flight_bytes, 12);
+    }
+
+    fn instruction(text: &str) -> Instruction {
+        let listing = sass::parse_listing(&format!(
+            "\t.section\t.text.k,\"ax\",@progbits\nk:\n        /*0000*/                   {text} ;\n"
+        ))
+        .unwrap();
+        listing.kernels[0].instructions[0].clone()
+    }
+
+    #[test]
+    fn three_sources_two_in_one_bank_past_the_reuse_cache_conflict() {
+        // R10 and R4 even; R8 the only bank read where R2 and R3 come from the reuse cache.
+        assert!(bank_conflict(&instruction("FFMA R10, R10, R4, R5")));
+        assert!(!bank_conflict(&instruction(
+            "FFMA R8, R8, R2.reuse, R3.reuse"
+        )));
+        assert!(!bank_conflict(&instruction("FFMA R8, R9, R2, R3.reuse")));
+        assert!(bank_conflict(&instruction("IMAD R4, R9, R11, R6")));
+        // Two register sources, RZ and immediates: not counted.
+        assert!(!bank_conflict(&instruction("FADD R4, R6, R8")));
+        assert!(!bank_conflict(&instruction("IADD3 R8, R8, -0x4, RZ")));
+        assert!(!bank_conflict(&instruction("IMAD R4, R0, UR4, R7")));
+        // One register read three times is one read.
+        assert!(!bank_conflict(&instruction("FFMA R4, R5, R5, R5")));
+    }
+
+    #[test]
+    fn a_loops_arithmetic_share_of_conflicts() {
+        let text = "\t.section\t.text.k,\"ax\",@progbits\nk:\n\
+            \x20       /*0000*/                   FFMA R10, R10, R4, R5 ;\n\
+            .L_x_0:\n\
+            \x20       /*0010*/                   FFMA R10, R10, R4, R5 ;\n\
+            \x20       /*0020*/                   FFMA R12, R12, R4.reuse, R5.reuse ;\n\
+            \x20       /*0030*/                   IADD3 R8, R8, -0x1, RZ ;\n\
+            \x20       /*0040*/                   ISETP.NE.AND P0, PT, R8, RZ, PT ;\n\
+            \x20       /*0050*/               @P0 BRA `(.L_x_0) ;\n\
+            \x20       /*0060*/                   EXIT ;\n";
+        let listing = sass::parse_listing(text).unwrap();
+        let m = MachineCode::of(&listing.kernels[0]);
+        assert_eq!(
+            m.loops[0].arithmetic,
+            Arithmetic {
+                instructions: 4,
+                conflicts: 1
+            }
+        );
+        assert_eq!(m.loops[0].arithmetic.share(), 250);
+        assert_eq!(m.outside_arithmetic.share(), 1000);
     }
 
     #[test]

@@ -206,9 +206,11 @@ mod tests {
                     local: Vec::new(),
                     in_flight_bytes: 4,
                     load_groups: vec![true],
+                    arithmetic: Default::default(),
                 })
                 .collect(),
             outside_load_groups: Vec::new(),
+            outside_arithmetic: Default::default(),
             outside_local: Vec::new(),
             has_lines: true,
         }

@@ -64,6 +64,9 @@ pub struct LoopPlan {
     /// loads issued together ([`crate::machine::MachineLoop::load_groups`]), for an
     /// iteration that is not unrolled.
     pub load_groups: Vec<bool>,
+    /// The share of the machine code's loop's FP32 and integer instructions with a register
+    /// bank conflict, in thousandths (`idg::Node::register_conflicts`).
+    pub register_conflicts: u16,
 }
 
 /// What [`apply`] did to a loop, for the report.
@@ -202,6 +205,7 @@ impl Ctx<'_> {
             }),
             barrier: None,
             active_lanes: lanes.max(1),
+            register_conflicts: 0,
         })
     }
 
@@ -755,13 +759,42 @@ pub struct Applied {
     pub hoisted: u32,
 }
 
-/// Applies `plans` to `idg`, and the `entry` spills at its start, and hoists the loads of its
-/// straight runs outside every loop in the groups `outside_groups` gives them.
+/// Sets each node's `register_conflicts` to its region's share: its innermost loop's plan's,
+/// `share` outside every loop; 0 in a loop no plan names (its machine code is not known).
+fn mark_conflicts(
+    nodes: &mut [Node],
+    items: &[Item],
+    plans: &HashMap<LoopId, &LoopPlan>,
+    share: u16,
+) {
+    for it in items {
+        match it {
+            Item::Node(id) => nodes[id.index()].register_conflicts = share,
+            Item::Repeat(r) => {
+                let inner = plans.get(&r.loop_id).map_or(0, |p| p.register_conflicts);
+                mark_conflicts(nodes, &r.body, plans, inner);
+            }
+        }
+    }
+}
+
+/// What the machine code says of the code outside every loop.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Outside<'a> {
+    /// Its global loads' groups ([`crate::machine::MachineCode::outside_load_groups`]).
+    pub load_groups: &'a [bool],
+    /// Its register bank conflicts in thousandths of its FP32 and integer instructions.
+    pub register_conflicts: u16,
+}
+
+/// Applies `plans` to `idg`, and the `entry` spills at its start, hoists the loads of its
+/// straight runs outside every loop in the groups `outside` gives them, and marks every
+/// node's register bank conflicts.
 pub fn apply(
     idg: &mut Idg,
     plans: &[LoopPlan],
     entry: &[LocalAccess],
-    outside_groups: &[bool],
+    outside: Outside<'_>,
 ) -> Applied {
     let by_loop: HashMap<LoopId, &LoopPlan> = plans.iter().map(|p| (p.loop_id, p)).collect();
     let control = idg
@@ -787,7 +820,8 @@ pub fn apply(
     let mut done = HashMap::new();
     let mut new = ctx.spills(entry, first_line, first_lanes);
     new.extend(rewrite(&mut ctx, body, &by_loop, &mut done));
-    let (new, hoisted) = hoist_items(&ctx, new, outside_groups);
+    let (new, hoisted) = hoist_items(&ctx, new, outside.load_groups);
+    mark_conflicts(ctx.nodes, &new, &by_loop, outside.register_conflicts);
     idg.body = new;
     compact(idg);
     Applied {

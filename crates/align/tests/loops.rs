@@ -329,3 +329,20 @@ fn straight_runs_keep_their_order_when_the_loads_do_not_match() {
         loads_and_fmas(&plain.classes[0].idg)
     );
 }
+
+/// The machine code's register bank conflicts reach the IDG's nodes of the region they were
+/// counted in: here one of the six FP32 and integer instructions outside every loop.
+#[test]
+fn nodes_carry_their_regions_register_bank_conflicts() {
+    let ptx = fixture("straight.ptx");
+    let sass = fixture("straight.sass").replace("FFMA R4, R5, 0.5, R4", "FFMA R4, R5, R6, R8");
+    let (idgs, _) = aligned(&ptx, &sass, &[("n", 1 << 20)]);
+    let idg = &idgs.classes[0].idg;
+    assert!(idg.nodes.iter().all(|n| n.register_conflicts == 166));
+    let (plain, _) = aligned(&ptx, &fixture("straight.sass"), &[("n", 1 << 20)]);
+    assert!(plain.classes[0]
+        .idg
+        .nodes
+        .iter()
+        .all(|n| n.register_conflicts == 0));
+}

@@ -1105,6 +1105,33 @@ fn coalesced(node: &Node, m: &MemAccess, milli_sectors: u64) -> bool {
     milli_sectors <= u64::from(ideal_sectors(node, m)) * 1000
 }
 
+/// An FP32 or integer arithmetic node whose region's machine code reads two registers of
+/// one bank in a share s of its FP32 and integer instructions (`Node::register_conflicts`,
+/// from the alignment): such an instruction takes a second cycle to read its operands, so
+/// the node holds its pipe (1 + s) times as long, λ' = (1 + s)·λ.
+fn with_register_conflicts(node: &Node, t: NodeTiming) -> NodeTiming {
+    use InstClass as C;
+    let s = u64::from(node.register_conflicts.min(1000));
+    let arithmetic = matches!(
+        t.class,
+        C::F32Add
+            | C::F32Mul
+            | C::F32Fma
+            | C::IntAdd
+            | C::IntMul
+            | C::IntMad
+            | C::IntLogic
+            | C::IntShift
+    );
+    if s == 0 || !arithmetic {
+        return t;
+    }
+    NodeTiming {
+        lambda: t.lambda.mul_ratio(1000 + s, 1000).unwrap_or(t.lambda),
+        ..t
+    }
+}
+
 /// Mappers f and g over every node of every warp class: `result.0[c].nodes[n]` is the timing
 /// of node `n` of class `c`. Warnings: one per unclassified mnemonic (with all its lines,
 /// over all classes), one per unusable metric, and one per quantity a node needed that the
@@ -1133,6 +1160,7 @@ pub fn map_kernel(
                 .map(|node| {
                     // One node: its SASS requests or HMMAs, a wgmma its warp's share (crate::fragment).
                     let t = fragment::node_timing(&node.op, map_node(gpu, node, &u, &mut lacks));
+                    let t = with_register_conflicts(node, t);
                     if t.source == MapSource::Conservative {
                         unc.note(&node.op, node.ptx_line);
                     }

@@ -569,3 +569,28 @@ fn without_counters_seen_sectors_are_l1_hits() {
     assert!((shifted.lambda.to_f64() - mix(l1.lambda, f.lambda)).abs() < 1e-3);
     assert_eq!(shifted.source, MapSource::GStatic);
 }
+
+/// Register bank conflicts the alignment found in a node's region lengthen its arithmetic
+/// nodes' λ by their share, and nothing else: half the instructions conflicting, an FMA's λ
+/// is 1.5 times mapper f's, a load's is unchanged.
+#[test]
+fn register_bank_conflicts_lengthen_arithmetic_only() {
+    let body = format!("{GLOBAL_LOAD}\tfma.rn.f32 %f2, %f1, %f1, %f1;\n");
+    let mut idgs = build(&body, 32);
+    let h100 = GpuProfile::bundled("hopper-h100").unwrap();
+    let (before, _) = map_kernel(&idgs, &h100, None);
+    for n in &mut idgs.classes[0].idg.nodes {
+        n.register_conflicts = 500;
+    }
+    let (after, _) = map_kernel(&idgs, &h100, None);
+    let fma = |t: &[gpu::ClassTiming]| timing_of(&idgs, t, "fma.rn.f32");
+    assert_eq!(
+        fma(&after).lambda,
+        fma(&before).lambda.mul_ratio(3, 2).unwrap()
+    );
+    assert_eq!(fma(&after).latency, fma(&before).latency);
+    assert_eq!(
+        timing_of(&idgs, &after, "ld.global.f32"),
+        timing_of(&idgs, &before, "ld.global.f32")
+    );
+}

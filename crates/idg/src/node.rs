@@ -189,6 +189,17 @@ pub struct Node {
     pub barrier: Option<Barrier>,
     /// Lanes active when the warp executes this node (1..=32).
     pub active_lanes: u32,
+    /// Of the machine code's FP32 and integer instructions in this node's region (the
+    /// listing's loop the alignment paired with the node's loop, or the code outside every
+    /// loop), the share in thousandths that reads two registers of one bank past the operand
+    /// reuse cache (`align`); mapper g times arithmetic nodes longer by it. 0 without a
+    /// listing.
+    #[serde(default, skip_serializing_if = "is_zero_u16")]
+    pub register_conflicts: u16,
+}
+
+fn is_zero_u16(v: &u16) -> bool {
+    *v == 0
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -23,6 +23,7 @@ fn node(
         mem: None,
         barrier: None,
         active_lanes: 32,
+        register_conflicts: 0,
     }
 }
 

@@ -51,6 +51,7 @@ fn looped_example(reps: u64) -> (Idg, ClassTiming) {
             mem: None,
             barrier: None,
             active_lanes: 32,
+            register_conflicts: 0,
         });
         let (lambda, latency) = if *mem { (2, 6) } else { (1, 4) };
         timing.nodes.push(NodeTiming {

@@ -67,6 +67,7 @@ fn build(body: &[Gen], reps: u64) -> (Idg, ClassTiming) {
             mem: None,
             barrier: None,
             active_lanes: 32,
+            register_conflicts: 0,
         });
         let lambda = Cycles::from_ratio(g.lambda_eighths, 8).unwrap();
         timing.nodes.push(NodeTiming {

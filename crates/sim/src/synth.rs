@@ -101,6 +101,7 @@ pub fn build(body: &[Piece], warps_per_group: u32, groups: u32) -> SynthKernel {
                             expected_threads: None,
                         }),
                         active_lanes: 32,
+                        register_conflicts: 0,
                     });
                     subs.push(n.subsystem);
                 }

@@ -660,6 +660,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             mem,
             barrier,
             active_lanes: executing.count_ones(),
+            register_conflicts: 0,
         });
         if let Some(since) = reread_since {
             self.rereads.push((id, since));

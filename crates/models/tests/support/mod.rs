@@ -79,6 +79,7 @@ pub fn build(body: &[Inst], reps: u64) -> (Idg, ClassTiming) {
             mem: None,
             barrier: None,
             active_lanes: 32,
+            register_conflicts: 0,
         });
         timing.nodes.push(NodeTiming {
             subsystem: SubsystemId(u16::from(i.mem)),
