@@ -123,17 +123,18 @@ impl Report {
                 what.join(", ")
             ));
         }
+        let mut outside = Vec::new();
         if self.hoisted > 0 {
-            out.push(format!(
-                "  outside the loops: loads issued ahead of their uses in {} straight run(s)",
+            outside.push(format!(
+                "loads issued ahead of their uses in {} straight run(s)",
                 self.hoisted
             ));
         }
         if self.outside_register_conflicts > 0 {
-            out.push(format!(
-                "  outside the loops: {}",
-                conflicts(self.outside_register_conflicts)
-            ));
+            outside.push(conflicts(self.outside_register_conflicts));
+        }
+        if !outside.is_empty() {
+            out.push(format!("  outside the loops: {}", outside.join(", ")));
         }
         if self.entry_spills > 0 {
             out.push(format!(

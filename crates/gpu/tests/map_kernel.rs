@@ -424,6 +424,16 @@ fn scattered_gathers_cost_the_measured_scattered_sector() {
     );
 }
 
+/// Counters with every global byte from L2 (R = 0) and the L1 hit share `hits`.
+fn l1_metrics(hits: Option<f64>) -> GMetrics {
+    GMetrics {
+        dram_bytes: Some(0),
+        global_bytes: Some(1000),
+        l1_load_hit_share: hits,
+        ..GMetrics::default()
+    }
+}
+
 /// The counters' L1 hit share (1 − L2 read sectors / L1 load sectors) goes to the sectors a
 /// warp touched before, and only those of a near-coalesced request: a row shifted by one word
 /// (5 sectors, 4 of them the first row's) is priced at the L1 level for 4/5 of its sectors;
@@ -437,12 +447,7 @@ fn l1_hits_go_to_the_sectors_a_warp_touched_before() {
     );
     let idgs = build(&body, 32);
     let h100 = GpuProfile::bundled("hopper-h100").unwrap();
-    let metrics = |hits: Option<f64>| GMetrics {
-        dram_bytes: Some(0),
-        global_bytes: Some(1000),
-        l1_load_hit_share: hits,
-        ..GMetrics::default()
-    };
+    let metrics = l1_metrics;
     let (base, _) = map_kernel(&idgs, &h100, Some(&metrics(None)));
     // 4 + 5 + 32 sectors; the 4 seen ones of the shifted row are the hits.
     let (t, _) = map_kernel(&idgs, &h100, Some(&metrics(Some(4.0 / 41.0))));
@@ -477,12 +482,7 @@ fn l1_hits_go_to_the_sectors_a_sibling_warp_loads_shared_by_the_group() {
     let idgs = build(body, 64);
     assert_eq!(idgs.classes.len(), 2, "the walk tells the warps apart");
     let h100 = GpuProfile::bundled("hopper-h100").unwrap();
-    let metrics = |hits: Option<f64>| GMetrics {
-        dram_bytes: Some(0),
-        global_bytes: Some(1000),
-        l1_load_hit_share: hits,
-        ..GMetrics::default()
-    };
+    let metrics = l1_metrics;
     let load = |t: &[gpu::ClassTiming], c: usize| {
         let i = idgs.classes[c]
             .idg

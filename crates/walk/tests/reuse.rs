@@ -183,19 +183,23 @@ fn a_stencil_halo_is_what_earlier_warps_and_groups_load() {
         .built
         .idgs
     };
-    let k = build(true);
+    // Each warp class's (sibling, group) sectors per load.
+    let by_warp = |k: &idg::KernelIdgs| -> Vec<Vec<(u32, u32)>> {
+        k.classes
+            .iter()
+            .map(|c| {
+                nearby(&idg::KernelIdgs {
+                    classes: vec![c.clone()],
+                    ..k.clone()
+                })
+            })
+            .collect()
+    };
     // Warp 0: its row above is the previous group's warp 1 row; warp 1: its row above is
     // warp 0's row, its own row warp 0's row below.
-    let by_warp: Vec<Vec<(u32, u32)>> = k
-        .classes
-        .iter()
-        .map(|c| {
-            nearby(&idg::KernelIdgs {
-                classes: vec![c.clone()],
-                ..k.clone()
-            })
-        })
-        .collect();
+    let by_warp_looking = by_warp(&build(true));
+    let by_warp_blind = by_warp(&build(false));
+    let by_warp = by_warp_looking;
     assert!(
         by_warp.contains(&vec![(0, 4), (0, 4), (0, 0)]),
         "{by_warp:?}"
@@ -204,17 +208,7 @@ fn a_stencil_halo_is_what_earlier_warps_and_groups_load() {
         by_warp.contains(&vec![(4, 0), (4, 0), (0, 0)]),
         "{by_warp:?}"
     );
-    let blind = build(false);
-    let by_warp: Vec<Vec<(u32, u32)>> = blind
-        .classes
-        .iter()
-        .map(|c| {
-            nearby(&idg::KernelIdgs {
-                classes: vec![c.clone()],
-                ..blind.clone()
-            })
-        })
-        .collect();
+    let by_warp = by_warp_blind;
     assert!(
         by_warp.contains(&vec![(0, 0), (0, 0), (0, 0)]),
         "{by_warp:?}"
