@@ -820,7 +820,9 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack
                 reads && matches!(m.reuse, Some(idg::Reuse::Siblings | idg::Reuse::Groups));
             // Sectors the warp itself loaded before (a shifted neighbour row) are on chip too:
             // only a near-coalesced request's, whose lines the L1 serves as one.
-            let near = reads && near_coalesced(node, &m, sectors) && l1_caches_global(gpu);
+            // One wavefront per line of 4 sectors: the L1 level's λ as measured.
+            let one_line_per_4 = near_coalesced(node, &m, sectors);
+            let near = reads && one_line_per_4 && l1_caches_global(gpu);
             let seen = if near {
                 (u64::from(m.seen_sectors) * 1000).min(sectors)
             } else {
@@ -906,7 +908,7 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack
                         gpu,
                         sized(f, sectors),
                         reuse,
-                        (sectors, near_coalesced(node, &m, sectors)),
+                        (sectors, one_line_per_4),
                         reread_pipe.unwrap_or(f.subsystem),
                     ),
                     // Without counters the seen sectors and those an earlier warp of the
@@ -930,7 +932,7 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack
                                 + u128::from(1000 - l1 - l2) * u128::from(x3.ticks());
                             Cycles::from_ticks(u64::try_from((t + 500) / 1000).unwrap_or(u64::MAX))
                         };
-                        let l1_lambda = l1_lambda(gpu, near_coalesced(node, &m, sectors));
+                        let l1_lambda = l1_lambda(gpu, one_line_per_4);
                         with(
                             request_scaling(
                                 mix(l1_lambda, p2.lambda, f.lambda),
