@@ -28,7 +28,13 @@ fn bench(c: &mut Criterion) {
         let suite = eval::load(&dir, &[]).expect("a bundled suite");
         for case in &suite.kernels {
             let variant = Variant::validated(&profile);
-            let graphs = build_graphs(case, &variant, &expansion).expect("the kernel's IDGs");
+            let graphs = build_graphs(
+                case,
+                &variant,
+                &expansion,
+                Some(eval::predict::slots(&profile)),
+            )
+            .expect("the kernel's IDGs");
             let shape = eval::CoreShape::of(case, suite.sm_count);
             let p = &case.points[case.points.len() / 2];
             let timed = backend

@@ -21,7 +21,7 @@ fn main() {
     variant.sampled = std::env::var("POINT_COST_EXACT").map_or(true, |v| v != "1");
     let expansion = backend.sass_expansion();
     for case in &suite.kernels {
-        let g = build_graphs(case, &variant, &expansion).expect("graphs");
+        let g = build_graphs(case, &variant, &expansion, backend.slots()).expect("graphs");
         let shape = eval::model::CoreShape::of(case, suite.sm_count);
         let mut total = 0.0;
         for p in &case.points {

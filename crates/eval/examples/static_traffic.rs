@@ -54,7 +54,7 @@ fn main() {
         "sec_ncu"
     );
     for (case, truth) in blind.kernels.iter().zip(&measured.kernels) {
-        let g = match build_graphs(case, &variant, &expansion) {
+        let g = match build_graphs(case, &variant, &expansion, backend.slots()) {
             Ok(g) => g,
             Err(e) => {
                 println!("{:28} error: {e}", case.spec.id);

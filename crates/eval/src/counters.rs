@@ -21,12 +21,13 @@ pub fn suite_counters(
     suite: &Suite,
     config: &Variant,
     expansion: &SassExpansion,
+    slots: Option<walk::uneven::Slots>,
 ) -> Vec<KernelCounters> {
     suite
         .kernels
         .par_iter()
         .map(|case| {
-            let rows = build_graphs(case, config, expansion)
+            let rows = build_graphs(case, config, expansion, slots)
                 .map_err(|e| e.to_string())
                 .and_then(|g| {
                     compare(

@@ -508,7 +508,7 @@ fn kernel_commentary(k: &KernelResult, p: &SuiteSection<'_>, titled: bool) -> St
                 conflicts / shared
             );
         }
-        if let Some(kept) = walk::uneven::busy_share(first) {
+        if let Some(kept) = walk::uneven::busy_share(first, None) {
             if kept < IMBALANCED_BLOCKS {
                 let _ = writeln!(
                     s,
@@ -609,11 +609,11 @@ mod tests {
     #[test]
     fn busy_warp_slots_compare_active_with_resident_warps() {
         // shoc_spmv_csr_scalar at one block per SM: 4.9 % of 64 slots busy of 12.5 % resident.
-        let kept = walk::uneven::busy_share(&launch("4.9", "12.5")).unwrap();
+        let kept = walk::uneven::busy_share(&launch("4.9", "12.5"), None).unwrap();
         assert!((kept - 0.392).abs() < 1e-9);
         assert!(kept < IMBALANCED_BLOCKS);
-        let even = walk::uneven::busy_share(&launch("12.3", "12.5")).unwrap();
+        let even = walk::uneven::busy_share(&launch("12.3", "12.5"), None).unwrap();
         assert!(even > IMBALANCED_BLOCKS);
-        assert_eq!(walk::uneven::busy_share(&launch("12.3", "0")), None);
+        assert_eq!(walk::uneven::busy_share(&launch("12.3", "0"), None), None);
     }
 }

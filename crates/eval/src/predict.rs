@@ -282,6 +282,13 @@ pub trait Backend: Sync {
         gpu::SassExpansion::default()
     }
 
+    /// The GPU's SMs and warp slots, which a small grid's busy share is read against
+    /// (`walk::uneven::busy_share`). A backend without a GPU profile (tests) reads the
+    /// occupancy limit's slots.
+    fn slots(&self) -> Option<walk::uneven::Slots> {
+        None
+    }
+
     /// Analytical models this backend evaluates, in [`Model::ALL`] order.
     fn analytical_models(&self) -> Vec<Model>;
 
@@ -418,6 +425,10 @@ impl Backend for GpuBackend {
         self.profile.sass_expansion
     }
 
+    fn slots(&self) -> Option<walk::uneven::Slots> {
+        Some(slots(&self.profile))
+    }
+
     fn analytical_models(&self) -> Vec<Model> {
         ANALYTICAL
             .iter()
@@ -527,11 +538,14 @@ fn instruction_evidence(case: &KernelCase, file: &str) -> Option<ir::ProfileEvid
 /// branches on unknown data are fitted to the ncu counters, `expansion` converting the IDGs'
 /// PTX counts to SASS. Without counters ([`crate::CountersMode::None`]) the trip counts are
 /// fitted to the instruction count alone and the walk takes the path of a launch without a
-/// profile: no branch fit, no busy share, shared data searched among nearby groups.
+/// profile: no branch fit, no busy share, shared data searched among nearby groups. `slots`:
+/// the GPU's warp slots, which the busy share of a grid too small to fill them is read
+/// against.
 pub fn build_graphs(
     case: &KernelCase,
     config: &Variant,
     expansion: &gpu::SassExpansion,
+    slots: Option<walk::uneven::Slots>,
 ) -> Result<Graphs, EvalError> {
     let kerr = |stage: &str, e: String| EvalError::Kernel {
         kernel: case.spec.id.clone(),
@@ -606,7 +620,11 @@ pub fn build_graphs(
     // slots are warps that ended before the rest of their group.
     let busy_share = config
         .uneven_warps
-        .then(|| case.points[0].profiled().and_then(walk::uneven::busy_share))
+        .then(|| {
+            case.points[0]
+                .profiled()
+                .and_then(|l| walk::uneven::busy_share(l, slots))
+        })
         .flatten();
     let opts = walk::Options {
         unknown_branch: walk::UnknownBranch::from_divergent_branches(divergent),
@@ -775,6 +793,7 @@ fn predict_variants<B: Backend>(
     shape: CoreShape,
 ) -> Result<Vec<KernelPrediction>, EvalError> {
     let expansion = backend.sass_expansion();
+    let slots = backend.slots();
     // The IDGs depend on the variant only through branch fitting, barriers and uneven warps.
     let graph_setting = |v: &Variant| (v.fit_branches, v.barriers, v.uneven_warps);
     // The analytical models characterize one representative warp: they read the IDGs with
@@ -800,7 +819,7 @@ fn predict_variants<B: Backend>(
     }
     let built: Vec<Graphs> = settings
         .par_iter()
-        .map(|v| build_graphs(case, v, &expansion))
+        .map(|v| build_graphs(case, v, &expansion, slots))
         .collect::<Result<_, _>>()?;
     // A kernel the IDGs cannot stand for: every model's curve is the reason, never a number.
     if let Some((g, why)) = built
@@ -1105,4 +1124,12 @@ struct PointOutcome {
 /// The first error of a curve, or all its values.
 fn collect(v: Vec<Result<f64, String>>) -> Curve {
     v.into_iter().collect()
+}
+
+/// The SMs and warp slots of `profile`'s GPU ([`build_graphs`]'s `slots`).
+pub fn slots(profile: &gpu::GpuProfile) -> walk::uneven::Slots {
+    walk::uneven::Slots {
+        sms: profile.sm_count,
+        max_warps_per_sm: profile.limits.max_warps_per_sm,
+    }
 }

@@ -92,7 +92,13 @@ fn every_rodinia_kernel_builds_without_counters() {
     let v = Variant::validated(&h100());
     let mut fitted = Vec::new();
     for k in &none.kernels {
-        let g = build_graphs(k, &v, &h100().sass_expansion).unwrap_or_else(|e| panic!("{e}"));
+        let g = build_graphs(
+            k,
+            &v,
+            &h100().sass_expansion,
+            Some(eval::predict::slots(&h100())),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(g.unpredictable, None, "{}", k.spec.id);
         let notes: Vec<String> = g.notes.iter().map(ToString::to_string).collect();
         if notes
@@ -172,7 +178,13 @@ fn a_loop_nothing_fixes_is_an_error_in_every_cell() {
         }
     }
     let v = Variant::validated(&h100());
-    let g = build_graphs(&s.kernels[0], &v, &h100().sass_expansion).unwrap();
+    let g = build_graphs(
+        &s.kernels[0],
+        &v,
+        &h100().sass_expansion,
+        Some(eval::predict::slots(&h100())),
+    )
+    .unwrap();
     let why = g
         .unpredictable
         .expect("kmeans_assign's feature loops depend on data");
@@ -181,7 +193,13 @@ fn a_loop_nothing_fixes_is_an_error_in_every_cell() {
         "{why}"
     );
     // bpnn_adjust_weights has no loop the launch leaves open: it needs no count.
-    let g = build_graphs(&s.kernels[1], &v, &h100().sass_expansion).unwrap();
+    let g = build_graphs(
+        &s.kernels[1],
+        &v,
+        &h100().sass_expansion,
+        Some(eval::predict::slots(&h100())),
+    )
+    .unwrap();
     assert_eq!(g.unpredictable, None);
     let p = IdgPredictor {
         backend: GpuBackend { profile: h100() },

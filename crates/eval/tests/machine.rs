@@ -66,8 +66,20 @@ fn aligned_idgs_keep_every_global_access() {
         assert!(notes.is_empty(), "{dir}: {notes:?}");
         for (a, b) in plain.kernels.iter().zip(&with.kernels) {
             assert!(b.machine.is_some(), "{}: no listing", b.spec.id);
-            let ga = build_graphs(a, &variant, &profile.sass_expansion).unwrap();
-            let gb = build_graphs(b, &variant, &profile.sass_expansion).unwrap();
+            let ga = build_graphs(
+                a,
+                &variant,
+                &profile.sass_expansion,
+                Some(eval::predict::slots(&profile)),
+            )
+            .unwrap();
+            let gb = build_graphs(
+                b,
+                &variant,
+                &profile.sass_expansion,
+                Some(eval::predict::slots(&profile)),
+            )
+            .unwrap();
             assert_eq!(
                 ga.idgs.classes.len(),
                 gb.idgs.classes.len(),

@@ -231,8 +231,13 @@ impl Backend for Toy {
 fn every_kernel_builds_and_simulates() {
     let s = eval::load(&suite_dir(), &[]).unwrap();
     for k in &s.kernels {
-        let g = build_graphs(k, &Variant::validated(&h100()), &h100().sass_expansion)
-            .unwrap_or_else(|e| panic!("{e}"));
+        let g = build_graphs(
+            k,
+            &Variant::validated(&h100()),
+            &h100().sass_expansion,
+            Some(eval::predict::slots(&h100())),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
         assert!(!g.idgs.classes.is_empty(), "{}", k.spec.id);
     }
     // The simulation itself is slow in debug builds: two cheap kernels through the toy backend.
@@ -281,7 +286,13 @@ fn extrapolation_matches_exact_simulation() {
     };
     let v = Variant::validated(&h100());
     for k in &s.kernels {
-        let g = build_graphs(k, &Variant::validated(&h100()), &h100().sass_expansion).unwrap();
+        let g = build_graphs(
+            k,
+            &Variant::validated(&h100()),
+            &h100().sass_expansion,
+            Some(eval::predict::slots(&h100())),
+        )
+        .unwrap();
         let shape = eval::CoreShape::of(k, s.sm_count);
         for p in [&k.points[0], &k.points[2], k.max_point()] {
             let timed = backend.timings(&g.idgs, p, &v).unwrap();
@@ -435,7 +446,13 @@ fn unified_curve_is_flat_and_needs_the_profiles_weights() {
     let s = eval::load(&suite_dir(), &["bpnn_adjust_weights".to_string()]).unwrap();
     let k = &s.kernels[0];
     let v = Variant::validated(&h100());
-    let g = build_graphs(k, &v, &h100().sass_expansion).unwrap();
+    let g = build_graphs(
+        k,
+        &v,
+        &h100().sass_expansion,
+        Some(eval::predict::slots(&h100())),
+    )
+    .unwrap();
     let shape = eval::CoreShape::of(k, s.sm_count);
     let unified_at = |backend: &eval::predict::GpuBackend| -> Vec<Result<f64, String>> {
         let models = backend.analytical_models();

@@ -199,15 +199,24 @@ struct Built {
 
 impl Front {
     /// The launch's IDGs, as the CLI builds them: for a model run on a GPU (`model`: its
-    /// profile's SASS instructions per PTX instruction and the model configuration) trip
+    /// profile, for its SASS instructions per PTX instruction and its warp slots, and the
+    /// model configuration) trip
     /// counts are fitted to the profile's instructions in PTX units; with the configuration's
     /// `fit_branches` and no explicit `unknown_branch`, branches on unknown data are shared
     /// among warps as the profiled launch's counters support (`walk::profile_consistent`);
     /// with its `uneven_warps` the profile-fitted loops split between the warps of a group by
     /// the profiled launch's busy share (`walk::uneven`).
-    fn build(&self, model: Option<(f64, &sim::ModelConfig)>) -> Result<Built, Failure> {
-        let sass_per_ptx = model.map(|(sass, _)| sass);
-        let uneven = model.is_some_and(|(_, c)| c.uneven_warps);
+    fn build(
+        &self,
+        model: Option<(&gpu::GpuProfile, &sim::ModelConfig)>,
+    ) -> Result<Built, Failure> {
+        let sass_per_ptx = model.map(|(p, _)| p.sass_expansion.inst);
+        let uneven = model
+            .filter(|(_, c)| c.uneven_warps)
+            .map(|(p, _)| walk::uneven::Slots {
+                sms: p.sm_count,
+                max_warps_per_sm: p.limits.max_warps_per_sm,
+            });
         let module = parse(&self.file, &self.src)?;
         let names: Vec<&str> = module.kernels().map(|f| f.name.as_str()).collect();
         let entry = ir::names::select_kernel(&names, self.kernel.as_deref())
@@ -232,7 +241,7 @@ impl Front {
             .unknown_branch
             .or_else(|| data.unknown_branch(&entry, inv).map(|(u, _)| u))
             .unwrap_or_default();
-        let busy_share = uneven.then(|| data.busy_share(&entry, inv)).flatten();
+        let busy_share = uneven.and_then(|slots| data.busy_share(&entry, inv, Some(slots)));
         let opts = walk::Options {
             unknown_branch,
             groups: self.groups,
@@ -242,8 +251,8 @@ impl Front {
             ..walk::Options::default()
         };
         let measured = match (self.unknown_branch, model) {
-            (None, Some((sass, c))) if c.fit_branches => {
-                data.launch(&entry, inv).map(|l| (l, sass))
+            (None, Some((p, c))) if c.fit_branches => {
+                data.launch(&entry, inv).map(|l| (l, p.sass_expansion.inst))
             }
             _ => None,
         };
@@ -656,7 +665,7 @@ fn simulate(
     interruptible(py, move || {
         let profile = gpu_profile(&gpu)?;
         let config = switches.config(&profile);
-        let mut b = f.build(Some((profile.sass_expansion.inst, &config)))?;
+        let mut b = f.build(Some((&profile, &config)))?;
         let r = resolve_resources(
             &source,
             &f.file,
@@ -759,7 +768,7 @@ fn models_table(
     interruptible(py, move || {
         let profile = gpu_profile(&gpu)?;
         let config = switches.config(&profile);
-        let mut b = f.build(Some((profile.sass_expansion.inst, &config)))?;
+        let mut b = f.build(Some((&profile, &config)))?;
         let r = resolve_resources(
             &source,
             &f.file,

@@ -48,9 +48,16 @@ impl TripData {
     }
 
     /// The busy share of the warp slots of the selected launch of `entry`
-    /// ([`crate::uneven::busy_share`]), which splits profile-fitted loops between warps.
-    pub fn busy_share(&self, entry: &str, inv: Invocation) -> Option<f64> {
-        self.launch(entry, inv).and_then(crate::uneven::busy_share)
+    /// ([`crate::uneven::busy_share`]) on a GPU of `slots`, which splits profile-fitted loops
+    /// between warps.
+    pub fn busy_share(
+        &self,
+        entry: &str,
+        inv: Invocation,
+        slots: Option<crate::uneven::Slots>,
+    ) -> Option<f64> {
+        self.launch(entry, inv)
+            .and_then(|l| crate::uneven::busy_share(l, slots))
     }
 
     /// The selected launch of `entry` in the first profiler file that profiled it.

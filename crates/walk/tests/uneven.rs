@@ -65,14 +65,17 @@ fn front(trips: u64, busy_share: Option<f64>) -> walk::FrontEnd {
     front_of(ROW, "row", (4 + 3 * trips) as f64, busy_share)
 }
 
-fn launch_with(active_pct: &str, resident_pct: &str) -> profile::Launch {
-    let metric = |v: &str| profile::Metric {
+fn metric(v: &str) -> profile::Metric {
+    profile::Metric {
         value: v.parse().unwrap(),
         unit: profile::Unit::Percent,
         min: None,
         max: None,
         row: 1,
-    };
+    }
+}
+
+fn launch_with(active_pct: &str, resident_pct: &str) -> profile::Launch {
     let mut metrics = BTreeMap::new();
     metrics.insert(
         "sm__warps_active.avg.pct_of_peak_sustained_active".to_string(),
@@ -90,15 +93,51 @@ fn launch_with(active_pct: &str, resident_pct: &str) -> profile::Launch {
 
 #[test]
 fn busy_share_is_active_over_resident_warps() {
-    let b = walk::uneven::busy_share(&launch_with("6.25", "12.5")).unwrap();
+    let b = walk::uneven::busy_share(&launch_with("6.25", "12.5"), None).unwrap();
     assert!((b - 0.5).abs() < 1e-12, "{b}");
     // More active than resident (rounding in the counters) is a full share, not more.
     assert_eq!(
-        walk::uneven::busy_share(&launch_with("12.6", "12.5")),
+        walk::uneven::busy_share(&launch_with("12.6", "12.5"), None),
         Some(1.0)
     );
-    assert_eq!(walk::uneven::busy_share(&launch_with("6.0", "0")), None);
-    assert_eq!(walk::uneven::busy_share(&profile::Launch::default()), None);
+    assert_eq!(
+        walk::uneven::busy_share(&launch_with("6.0", "0"), None),
+        None
+    );
+    assert_eq!(
+        walk::uneven::busy_share(&profile::Launch::default(), None),
+        None
+    );
+}
+
+/// A grid with fewer warps per SM than the occupancy limit: its own warps are the slots.
+#[test]
+fn busy_share_of_a_small_grid_counts_the_slots_it_fills() {
+    let slots = Some(walk::uneven::Slots {
+        sms: 132,
+        max_warps_per_sm: 64,
+    });
+    // lonestar_bfs_small at 8 groups per SM: 148 groups of 8 warps, 5.10 % of 64 slots busy.
+    let mut l = launch_with("5.10", "100");
+    l.grid = Some([148, 1, 1]);
+    l.block = Some([256, 1, 1]);
+    let b = walk::uneven::busy_share(&l, slots).unwrap();
+    let filled = 148.0 * 8.0 / 132.0;
+    assert!((b - 0.051 * 64.0 / filled).abs() < 1e-9, "{b}");
+    // The profiler's warp count wins over the grid's.
+    l.metrics.insert(
+        "sm__warps_launched.sum".to_string(),
+        metric(&(132 * 16).to_string()),
+    );
+    let b = walk::uneven::busy_share(&l, slots).unwrap();
+    assert!((b - 0.051 * 4.0).abs() < 1e-9, "{b}");
+    // A grid that fills the limit keeps the limit.
+    l.metrics.insert(
+        "sm__warps_launched.sum".to_string(),
+        metric(&(132 * 640).to_string()),
+    );
+    assert_eq!(walk::uneven::busy_share(&l, slots), Some(0.051));
+    assert_eq!(walk::uneven::busy_share(&l, None), Some(0.051));
 }
 
 #[test]

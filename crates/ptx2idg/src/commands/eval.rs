@@ -214,7 +214,12 @@ pub fn run(args: &EvalArgs) -> ExitCode {
     if args.format == Format::Counters {
         outln!("{}", ::eval::counters::CSV_HEADER);
         for (name, suite) in &suites {
-            let kernels = ::eval::counters::suite_counters(suite, &base, &profile.sass_expansion);
+            let kernels = ::eval::counters::suite_counters(
+                suite,
+                &base,
+                &profile.sass_expansion,
+                Some(::eval::predict::slots(&profile)),
+            );
             out!("{}", ::eval::counters::csv(name, &kernels));
         }
         return ExitCode::SUCCESS;

@@ -112,8 +112,9 @@ pub struct GpuFront<'a> {
     /// Branches on unknown data shared among warps as the counters support (on unless `--no-fit-branches`;
     /// needs `sass`).
     pub fit_branches: bool,
-    /// Profile-fitted loops split between the warps of a group by the busy share.
-    pub uneven: bool,
+    /// Profile-fitted loops split between the warps of a group by the busy share, with the
+    /// GPU's warp slots (`None`: not split).
+    pub uneven: Option<walk::uneven::Slots>,
 }
 
 /// [`launch_idgs`] for a model run under `config` on `gpu`: trip counts fitted in PTX
@@ -133,7 +134,10 @@ pub fn model_idgs(
     let g = GpuFront {
         sass: Some(&gpu.sass_expansion),
         fit_branches: config.fit_branches,
-        uneven: config.uneven_warps,
+        uneven: config.uneven_warps.then_some(walk::uneven::Slots {
+            sms: gpu.sm_count,
+            max_warps_per_sm: gpu.limits.max_warps_per_sm,
+        }),
     };
     let mut li = launch_idgs(path, kernel, launch, trips, walk_args, g)?;
     let resources = sass.resolve(path, &li.idgs.kernel, gpu, li.static_shared)?;
@@ -232,8 +236,7 @@ pub fn run(
     let (unknown, why) = unknown_branch_policy(walk_args, &data, &source.entry, trips);
     let busy_share = g
         .uneven
-        .then(|| data.busy_share(&source.entry, trips.invocation()))
-        .flatten();
+        .and_then(|slots| data.busy_share(&source.entry, trips.invocation(), Some(slots)));
     let opts = walk::Options {
         unknown_branch: unknown,
         busy_share,
