@@ -47,6 +47,8 @@ pub struct LoopReport {
     pub serialized: u32,
     /// Straight runs of an iteration whose loads were hoisted (one warp class's most).
     pub hoisted: u32,
+    /// Nodes of an iteration moved to follow the listing's line order (one warp class's most).
+    pub reordered: u32,
     /// Share of the machine loop's FP32 and integer instructions with a register bank
     /// conflict, in thousandths.
     pub register_conflicts: u16,
@@ -104,6 +106,12 @@ impl Report {
                 what.push(format!(
                     "loads issued ahead of their uses in {} straight run(s) of an iteration",
                     l.hoisted
+                ));
+            }
+            if l.reordered > 0 {
+                what.push(format!(
+                    "{} instruction(s) of an iteration in the listing's line order",
+                    l.reordered
                 ));
             }
             if l.spills > 0 {
@@ -195,7 +203,11 @@ pub fn file_table(module: &ptx::ast::Module) -> BTreeMap<u32, String> {
 pub const MAX_UNROLL: u32 = 32;
 
 /// The plan for one paired loop.
-fn plan(l: &matching::IdgLoop, m: &machine::MachineLoop) -> LoopPlan {
+fn plan(
+    l: &matching::IdgLoop,
+    m: &machine::MachineLoop,
+    files: &BTreeMap<u32, String>,
+) -> LoopPlan {
     // A ratio past MAX_UNROLL is not an unroll ptxas makes (a listing of another kernel, or
     // edited): the loop keeps its PTX form rather than growing the IDG by it.
     let unroll = match m.load_bytes.checked_div(l.load_bytes) {
@@ -223,7 +235,25 @@ fn plan(l: &matching::IdgLoop, m: &machine::MachineLoop) -> LoopPlan {
         spills: m.local.clone(),
         load_groups: m.load_groups.clone(),
         register_conflicts: m.arithmetic.share(),
+        line_order: source_order(&m.line_order, files),
     }
+}
+
+/// The listing's line order as the PTX's `.loc` positions (the first `.file` entry of each
+/// base name); lines of files the PTX does not name are left out.
+fn source_order(lines: &[machine::Line], files: &BTreeMap<u32, String>) -> Vec<idg::SrcLoc> {
+    let mut by_name: BTreeMap<&str, u32> = BTreeMap::new();
+    for (&k, f) in files {
+        by_name.entry(machine::base_name(f)).or_insert(k);
+    }
+    lines
+        .iter()
+        .filter_map(|(f, line)| {
+            by_name
+                .get(f.as_str())
+                .map(|&file| idg::SrcLoc { file, line: *line })
+        })
+        .collect()
 }
 
 /// Aligns `kernel`'s machine code with every warp class of `idgs` and rewrites them (see the
@@ -263,7 +293,7 @@ pub fn apply(
         let plans: Vec<LoopPlan> = pairing
             .pairs
             .iter()
-            .map(|&(i, j)| plan(&idg_loops[i], &machine.loops[j]))
+            .map(|&(i, j)| plan(&idg_loops[i], &machine.loops[j], files))
             .collect();
         // The spills of machine loops paired with no repeat of the IDG (a loop that runs
         // once, or one the listing splits differently) run once, at the kernel's start.
@@ -300,12 +330,14 @@ pub fn apply(
                     kept: None,
                     serialized: 0,
                     hoisted: 0,
+                    reordered: 0,
                     register_conflicts: p.register_conflicts,
                     spills: p.spills.len(),
                 });
             e.kept = e.kept.or(d.kept.filter(|_| d.unrolled == 0));
             e.serialized = e.serialized.max(d.serialized);
             e.hoisted = e.hoisted.max(d.hoisted);
+            e.reordered = e.reordered.max(d.reordered);
         }
     }
     for k in loops.keys() {

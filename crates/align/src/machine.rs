@@ -48,6 +48,9 @@ pub struct MachineLoop {
     /// Its FP32 and integer instructions, and those of them with a register bank conflict
     /// ([`bank_conflict`]).
     pub arithmetic: Arithmetic,
+    /// The source lines of the instructions it runs itself, in the listing's order (one per
+    /// instruction with line info): the order ptxas scheduled the source's work in.
+    pub line_order: Vec<Line>,
 }
 
 /// FP32 and integer instructions of a region and how many read two registers of one bank.
@@ -233,6 +236,7 @@ impl MachineCode {
                 in_flight_bytes: 0,
                 load_groups: Vec::new(),
                 arithmetic: Arithmetic::default(),
+                line_order: Vec::new(),
             })
             .collect();
         // Per loop: the loads in flight, as (first register, registers, bytes).
@@ -264,7 +268,9 @@ impl MachineCode {
             l.arithmetic.count(inst, class);
             in_flight[k].step(inst, class, &reads);
             if let Some(s) = &inst.source {
-                l.lines.insert((base_name(&s.file).to_string(), s.line));
+                let line = (base_name(&s.file).to_string(), s.line);
+                l.lines.insert(line.clone());
+                l.line_order.push(line);
             }
             l.local.extend(local);
             if class == Class::GlobalLoad {

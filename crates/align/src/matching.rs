@@ -207,6 +207,7 @@ mod tests {
                     in_flight_bytes: 4,
                     load_groups: vec![true],
                     arithmetic: Default::default(),
+                    line_order: Vec::new(),
                 })
                 .collect(),
             outside_load_groups: Vec::new(),

@@ -26,6 +26,10 @@
 //!   first multiply-add, but waits for each quotient of a division whose slow path branches.
 //!   Where the region's global loads are not as many as the machine code's, it is left as
 //!   it is;
+//! - **line order**: in the same iterations, the nodes between two global loads (or other run
+//!   ends) follow the order in which the listing runs their source lines ([`line_ordered`]):
+//!   ptxas interleaves the independent chains of an unrolled body that the PTX writes one
+//!   copy after the other;
 //! - **spills**: the machine code's local-memory accesses in a loop run at the top of each of
 //!   its passes (outside loops, at the kernel's start), sized as coalesced requests of their
 //!   width; nothing reads what a spill load writes, so they cost their pipeline's time and
@@ -39,7 +43,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use idg::{
     AccessPattern, Category, Idg, Item, LoopId, MemAccess, MemSpace, Node, NodeId, Repeat,
-    Resource, ResourceId, ResourceKind,
+    Resource, ResourceId, ResourceKind, SrcLoc,
 };
 
 use crate::machine::LocalAccess;
@@ -67,6 +71,9 @@ pub struct LoopPlan {
     /// The share of the machine code's loop's FP32 and integer instructions with a register
     /// bank conflict, in thousandths (`idg::Node::register_conflicts`).
     pub register_conflicts: u16,
+    /// The source lines of the machine code's loop in the listing's order
+    /// ([`crate::machine::MachineLoop::line_order`]), as the PTX's positions.
+    pub line_order: Vec<SrcLoc>,
 }
 
 /// What [`apply`] did to a loop, for the report.
@@ -82,6 +89,8 @@ pub struct Done {
     pub spill_places: u32,
     /// Straight runs of the loop's body whose loads were hoisted.
     pub hoisted: u32,
+    /// Nodes of an iteration that moved to follow the listing's line order.
+    pub reordered: u32,
 }
 
 struct Ctx<'a> {
@@ -510,6 +519,77 @@ fn hoist(
     (out != ids).then_some(out)
 }
 
+/// `items` (one iteration of a loop) with the nodes between two anchors (a global load, a
+/// branch, barrier, store, atomic or asynchronous copy, a repeat) put in the order the
+/// listing runs their source lines: for each line of `order` in turn, the earliest node of
+/// that line in the current stretch whose register inputs and outputs no earlier node of
+/// the stretch still holds (the registers it reads are written, and those it writes are read
+/// or written, only by nodes already placed); a line no such node has is passed over. What is
+/// left of a stretch when `order` runs out follows in its own order. ptxas interleaves the
+/// independent work of an unrolled body (an n-body step: two or three bodies' chains at
+/// once, the next bodies' shared loads among them) where the PTX runs one copy after the
+/// other, and the issue window, a few instructions wide, sees only what the order puts near.
+/// Returns the nodes moved.
+fn line_ordered(ctx: &Ctx<'_>, items: Vec<Item>, order: &[SrcLoc]) -> (Vec<Item>, u32) {
+    if order.is_empty() {
+        return (items, 0);
+    }
+    let reg = |r: &&ResourceId| is_register(ctx.resources[r.index()].kind);
+    let anchor = |n: &Node| is_global_load(n) || ends_run(n, ctx.resources);
+    let mut out = Vec::with_capacity(items.len());
+    let mut stretch: Vec<NodeId> = Vec::new();
+    let mut next = 0usize;
+    let mut moved = 0u32;
+    let mut flush = |stretch: &mut Vec<NodeId>, out: &mut Vec<Item>, next: &mut usize| {
+        let ids = std::mem::take(stretch);
+        let n = ids.len();
+        // Node j waits for node i < j when they share a register one of them writes.
+        let waits: Vec<Vec<usize>> = (0..n)
+            .map(|j| {
+                let b = &ctx.nodes[ids[j].index()];
+                (0..j)
+                    .filter(|&i| {
+                        let a = &ctx.nodes[ids[i].index()];
+                        a.writes
+                            .iter()
+                            .filter(reg)
+                            .any(|r| b.reads.contains(r) || b.writes.contains(r))
+                            || b.writes.iter().filter(reg).any(|r| a.reads.contains(r))
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut placed = vec![false; n];
+        let mut seq = Vec::with_capacity(n);
+        while seq.len() < n && *next < order.len() {
+            let line = order[*next];
+            *next += 1;
+            if let Some(j) = (0..n).find(|&j| {
+                !placed[j]
+                    && ctx.nodes[ids[j].index()].src == Some(line)
+                    && waits[j].iter().all(|&i| placed[i])
+            }) {
+                placed[j] = true;
+                seq.push(j);
+            }
+        }
+        seq.extend((0..n).filter(|&j| !placed[j]));
+        moved += seq.iter().enumerate().filter(|(k, &j)| *k != j).count() as u32;
+        out.extend(seq.into_iter().map(|j| Item::Node(ids[j])));
+    };
+    for item in items {
+        match item {
+            Item::Node(id) if !anchor(&ctx.nodes[id.index()]) => stretch.push(id),
+            other => {
+                flush(&mut stretch, &mut out, &mut next);
+                out.push(other);
+            }
+        }
+    }
+    flush(&mut stretch, &mut out, &mut next);
+    (out, moved)
+}
+
 /// `items` with the loads of each straight run of its nodes hoisted ([`hoist`]) in the groups
 /// `groups` gives its global loads in order (those inside its repeats not counted); how many
 /// runs changed. Repeats stay where they are and end runs. Where `items` holds another
@@ -710,6 +790,8 @@ fn rewrite(
                     d.hoisted = d.hoisted.max(h);
                     hoisted
                 };
+                let (iteration, moved) = line_ordered(ctx, iteration, &plan.line_order);
+                d.reordered = d.reordered.max(moved);
                 let mut body = ctx.spills(&plan.spills, line, lanes);
                 body.extend(iteration);
                 if peeled && k + 1 == n {

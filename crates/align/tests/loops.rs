@@ -346,3 +346,56 @@ fn nodes_carry_their_regions_register_bank_conflicts() {
         .iter()
         .all(|n| n.register_conflicts == 0));
 }
+
+/// The source lines of the nodes of the first repeat's body, in order.
+fn body_lines(idg: &Idg) -> Vec<u32> {
+    let r = idg
+        .body
+        .iter()
+        .find_map(|it| match it {
+            Item::Repeat(r) => Some(r),
+            Item::Node(_) => None,
+        })
+        .expect("a loop");
+    r.body
+        .iter()
+        .filter_map(|it| match it {
+            Item::Node(id) => idg.node(*id).src.map(|s| s.line),
+            Item::Repeat(_) => None,
+        })
+        .collect()
+}
+
+#[test]
+fn an_iteration_runs_its_source_lines_in_the_listings_order() {
+    let ptx = fixture("interleave.ptx");
+    let (plain, _) = idgs(&ptx, &[("n", 64)], 32);
+    assert_eq!(
+        body_lines(&plain.classes[0].idg),
+        [4, 4, 4, 5, 5, 5, 3, 3, 3]
+    );
+    let (idgs, report) = aligned(&ptx, &fixture("interleave.sass"), &[("n", 64)]);
+    assert_eq!(
+        body_lines(&idgs.classes[0].idg),
+        [4, 5, 4, 5, 4, 5, 3, 3, 3]
+    );
+    assert!(
+        report
+            .notes()
+            .iter()
+            .any(|n| n.contains("in the listing's line order")),
+        "{:?}",
+        report.notes()
+    );
+    // Without line info in the listing nothing moves.
+    let bare: String = fixture("interleave.sass")
+        .lines()
+        .filter(|l| !l.contains("//## File"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let (idgs, _) = aligned(&ptx, &bare, &[("n", 64)]);
+    assert_eq!(
+        body_lines(&idgs.classes[0].idg),
+        [4, 4, 4, 5, 5, 5, 3, 3, 3]
+    );
+}
