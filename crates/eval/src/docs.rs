@@ -508,16 +508,30 @@ fn kernel_commentary(k: &KernelResult, p: &SuiteSection<'_>, titled: bool) -> St
                 conflicts / shared
             );
         }
-        if let Some(kept) = walk::uneven::busy_share(first, None) {
+        // The launch `first` is: the lowest point's own, or with one profile the highest
+        // point's; its occupancy limit in warps names the SM's slots, which a grid too small
+        // to fill them is read against (`walk::uneven::busy_share`).
+        let at = match case.points[0].counters {
+            crate::CountersMode::One => case.max_point().occupancy_warps,
+            _ => case.points[0].occupancy_warps,
+        };
+        let slots = metric(first, "sm__maximum_warps_per_active_cycle_pct")
+            .filter(|&pct| pct > 0.0)
+            .map(|pct| walk::uneven::Slots {
+                sms: p.suite.sm_count,
+                max_warps_per_sm: (f64::from(at) * 100.0 / pct).round() as u32,
+            });
+        if let Some(kept) = walk::uneven::busy_share(first, slots) {
             if kept < IMBALANCED_BLOCKS {
                 let _ = writeln!(
                     s,
                     "- At {} warps an SM kept only {:.0} % of its warp slots busy \
-                     (`sm__warps_active` against the launch's occupancy): the warps of a block \
+                     (`sm__warps_active` against the launch's occupancy, or the warps its grid \
+                     puts on an SM where fewer): the warps of a block \
                      end at different times (data-dependent trip counts) and a block holds its \
                      slot until its longest warp ends; uneven warps split the profile-fitted \
                      loops by this share (docs/simulator.md, \"Uneven warps\").",
-                    case.points[0].occupancy_warps,
+                    at,
                     100.0 * kept
                 );
             }

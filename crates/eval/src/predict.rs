@@ -691,11 +691,16 @@ pub fn build_graphs(
                 )
             })
             .collect();
+        // The launch the share was read at: the lowest point's own, or with one profile the
+        // highest point's.
+        let at = match case.points[0].counters {
+            crate::CountersMode::One => top.blocks_per_sm,
+            _ => case.points[0].blocks_per_sm,
+        };
         notes.push(Note::new(
             Topic::UnevenWarps,
             format!(
-                "busy share {rho:.2} of the warp slots at {} block(s)/SM: {}",
-                case.points[0].blocks_per_sm,
+                "busy share {rho:.2} of the warp slots at {at} block(s)/SM: {}",
                 loops.join(", ")
             ),
         ));
