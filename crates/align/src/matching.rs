@@ -14,6 +14,10 @@ use crate::machine::{base_name, Line, MachineCode};
 /// paired: a loop shares its header's line with the code around it, rarely more.
 pub const MIN_OVERLAP: f64 = 0.3;
 
+/// What a pair whose loads match ([`pair`]) adds to its overlap: enough to decide between
+/// loops of equal lines, too little to outweigh a real difference in lines.
+const LOAD_MATCH: f64 = 0.01;
+
 /// One loop of an IDG as the alignment sees it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct IdgLoop {
@@ -140,13 +144,31 @@ pub fn pair(idg: &[IdgLoop], machine: &MachineCode) -> Pairing {
             )),
         };
     }
-    // best[i][j]: the largest summed overlap pairing idg[i..] with machine[j..] in order.
+    // A pair's score: the overlap of its lines, and a little more where the machine loop
+    // loads a whole multiple of the PTX loop's bytes per iteration (one iteration or an
+    // unrolled pass). ptxas splits an unrolled PTX loop into a main loop and remainder loops
+    // over the same source lines; the remainder, which loads less, is not its form.
+    let score = |i: usize, j: usize| {
+        let o = overlap(&idg[i].lines, &machine.loops[j].lines);
+        let (a, b) = (idg[i].load_bytes, machine.loops[j].load_bytes);
+        let whole = if a == 0 {
+            b == 0
+        } else {
+            b >= a && b.is_multiple_of(a)
+        };
+        if whole {
+            o + LOAD_MATCH
+        } else {
+            o
+        }
+    };
+    // best[i][j]: the largest summed score pairing idg[i..] with machine[j..] in order.
     let mut best = vec![vec![0.0f64; m + 1]; n + 1];
     for i in (0..n).rev() {
         for j in (0..m).rev() {
             let o = overlap(&idg[i].lines, &machine.loops[j].lines);
             let take = if o >= MIN_OVERLAP {
-                o + best[i + 1][j + 1]
+                score(i, j) + best[i + 1][j + 1]
             } else {
                 f64::NEG_INFINITY
             };
@@ -156,7 +178,7 @@ pub fn pair(idg: &[IdgLoop], machine: &MachineCode) -> Pairing {
     let (mut i, mut j, mut pairs) = (0, 0, Vec::new());
     while i < n && j < m {
         let o = overlap(&idg[i].lines, &machine.loops[j].lines);
-        if o >= MIN_OVERLAP && (best[i][j] - (o + best[i + 1][j + 1])).abs() < 1e-12 {
+        if o >= MIN_OVERLAP && (best[i][j] - (score(i, j) + best[i + 1][j + 1])).abs() < 1e-12 {
             pairs.push((i, j));
             i += 1;
             j += 1;
@@ -225,6 +247,20 @@ mod tests {
         let p = pair(&idg, &m);
         assert_eq!(p.by, MatchedBy::LineInfo);
         assert_eq!(p.pairs, vec![(0, 0), (1, 1)]);
+    }
+
+    #[test]
+    fn of_loops_with_equal_lines_the_one_that_loads_a_whole_pass_pairs() {
+        // A PTX loop unrolled by 4 (16 bytes a lane per iteration) over the same source lines
+        // as ptxas' remainder loop (4 bytes) and its loop unrolled once more (64 bytes).
+        let mut l = idg_loop(0, &[7, 8]);
+        l.load_bytes = 16;
+        let mut m = machine(&[&[7, 8], &[7, 8]]);
+        m.loops[1].load_bytes = 64;
+        assert_eq!(pair(&[l.clone()], &m).pairs, vec![(0, 1)]);
+        // With nothing to tell them apart, the first.
+        m.loops[1].load_bytes = 4;
+        assert_eq!(pair(&[l], &m).pairs, vec![(0, 0)]);
     }
 
     #[test]
