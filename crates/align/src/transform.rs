@@ -543,32 +543,54 @@ fn line_ordered(ctx: &Ctx<'_>, items: Vec<Item>, order: &[SrcLoc]) -> (Vec<Item>
     let mut flush = |stretch: &mut Vec<NodeId>, out: &mut Vec<Item>, next: &mut usize| {
         let ids = std::mem::take(stretch);
         let n = ids.len();
-        // Node j waits for node i < j when they share a register one of them writes.
-        let waits: Vec<Vec<usize>> = (0..n)
-            .map(|j| {
-                let b = &ctx.nodes[ids[j].index()];
-                (0..j)
-                    .filter(|&i| {
-                        let a = &ctx.nodes[ids[i].index()];
-                        a.writes
-                            .iter()
-                            .filter(reg)
-                            .any(|r| b.reads.contains(r) || b.writes.contains(r))
-                            || b.writes.iter().filter(reg).any(|r| a.reads.contains(r))
-                    })
-                    .collect()
-            })
-            .collect();
+        // Node j waits for the nodes before it that last wrote a register it reads or writes,
+        // and for those that read a register it writes since it was last written; through
+        // them, for every earlier node sharing a register one of the two writes. Linear in
+        // the registers the stretch names, however long it is.
+        let mut waits: Vec<Vec<usize>> = Vec::with_capacity(n);
+        let mut last_write: HashMap<ResourceId, usize> = HashMap::new();
+        let mut readers: HashMap<ResourceId, Vec<usize>> = HashMap::new();
+        for (j, id) in ids.iter().enumerate() {
+            let node = &ctx.nodes[id.index()];
+            let mut w: Vec<usize> = Vec::new();
+            for r in node.reads.iter().filter(reg) {
+                w.extend(last_write.get(r));
+            }
+            for r in node.writes.iter().filter(reg) {
+                w.extend(last_write.get(r));
+                w.extend(readers.get(r).into_iter().flatten());
+            }
+            w.sort_unstable();
+            w.dedup();
+            waits.push(w);
+            for r in node.reads.iter().filter(reg) {
+                readers.entry(*r).or_default().push(j);
+            }
+            for r in node.writes.iter().filter(reg) {
+                last_write.insert(*r, j);
+                readers.remove(r);
+            }
+        }
+        // The stretch's nodes of each line, in order.
+        let mut of_line: HashMap<SrcLoc, Vec<usize>> = HashMap::new();
+        for (j, id) in ids.iter().enumerate() {
+            if let Some(line) = ctx.nodes[id.index()].src {
+                of_line.entry(line).or_default().push(j);
+            }
+        }
         let mut placed = vec![false; n];
         let mut seq = Vec::with_capacity(n);
         while seq.len() < n && *next < order.len() {
             let line = order[*next];
             *next += 1;
-            if let Some(j) = (0..n).find(|&j| {
-                !placed[j]
-                    && ctx.nodes[ids[j].index()].src == Some(line)
-                    && waits[j].iter().all(|&i| placed[i])
-            }) {
+            let Some(nodes) = of_line.get_mut(&line) else {
+                continue;
+            };
+            if let Some(k) = nodes
+                .iter()
+                .position(|&j| waits[j].iter().all(|&i| placed[i]))
+            {
+                let j = nodes.remove(k);
                 placed[j] = true;
                 seq.push(j);
             }
