@@ -45,11 +45,11 @@ const WARMUP_WAVES: u64 = 4;
 /// Fewest group starts a wave window holds.
 const MIN_WAVE_GROUPS: u64 = 32;
 
-/// Marks kept: enough for three loop windows of up to 128 marks, or wave windows over the
-/// group starts of many waves.
+/// Marks kept of each kind: enough for three loop windows of up to 128 checkpoint marks, and
+/// for wave windows over the group starts of many waves.
 const MARKS: usize = 512;
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(super) struct Mark {
     now: u64,
     counters: Counters,
@@ -99,7 +99,12 @@ pub(crate) struct Totals {
 /// The sampled part of a run (`SimOptions::sampled`).
 #[derive(Debug, Default)]
 pub(super) struct Sampling {
+    /// The marks taken at checkpoints, for loop windows.
     marks: VecDeque<Mark>,
+    /// The marks taken at group starts, for wave windows: kept apart, so that the checkpoints
+    /// of long loops (one per iteration of the pacing warp) do not push the starts of the
+    /// windows' first groups out.
+    starts: VecDeque<Mark>,
     pub(super) totals: Totals,
 }
 
@@ -107,6 +112,7 @@ impl Sampling {
     /// Marks before a skip measured another stretch of time: windows may not span it.
     pub(super) fn forget(&mut self) {
         self.marks.clear();
+        self.starts.clear();
     }
 }
 
@@ -223,10 +229,11 @@ impl Engine<'_> {
     fn sampled_skip(&mut self, at_checkpoint: bool) -> Option<(Skip, u64)> {
         let now = self.mark(at_checkpoint);
         let found = {
-            let marks = &self.sampling.as_ref()?.marks;
+            let sampling = self.sampling.as_ref()?;
+            let marks = &sampling.marks;
             let mut found = None;
             // Loop windows: k checkpoint marks each; three of them.
-            let kept: Vec<&Mark> = marks.iter().filter(|m| m.at_checkpoint).collect();
+            let kept: Vec<&Mark> = marks.iter().collect();
             let mut k = 1;
             while now.at_checkpoint && found.is_none() && 3 * k <= kept.len() {
                 let c1 = kept[kept.len() - k];
@@ -247,9 +254,10 @@ impl Engine<'_> {
             while found.is_none() && now.next_group >= gamma * (WINDOWS * waves + WARMUP_WAVES) {
                 let k = gamma * waves;
                 // The marks taken at a group start, in the two windows.
-                let starts: Vec<&Mark> = marks
+                let starts: Vec<&Mark> = sampling
+                    .starts
                     .iter()
-                    .filter(|m| m.at_start && m.next_group + WINDOWS * k >= now.next_group)
+                    .filter(|m| m.next_group + WINDOWS * k >= now.next_group)
                     .collect();
                 match starts.first() {
                     Some(c0) if c0.next_group + WINDOWS * k == now.next_group => {
@@ -262,9 +270,17 @@ impl Engine<'_> {
             found
         };
         let sampling = self.sampling.as_mut()?;
-        sampling.marks.push_back(now);
-        if sampling.marks.len() > MARKS {
-            sampling.marks.pop_front();
+        if now.at_start {
+            sampling.starts.push_back(now.clone());
+            if sampling.starts.len() > MARKS {
+                sampling.starts.pop_front();
+            }
+        }
+        if now.at_checkpoint {
+            sampling.marks.push_back(now);
+            if sampling.marks.len() > MARKS {
+                sampling.marks.pop_front();
+            }
         }
         found
     }
