@@ -147,38 +147,37 @@ pub fn pair(idg: &[IdgLoop], machine: &MachineCode) -> Pairing {
     // A pair's score: the overlap of its lines, and a little more where the machine loop
     // loads a whole multiple of the PTX loop's bytes per iteration (one iteration or an
     // unrolled pass). ptxas splits an unrolled PTX loop into a main loop and remainder loops
-    // over the same source lines; the remainder, which loads less, is not its form.
-    let score = |i: usize, j: usize| {
-        let o = overlap(&idg[i].lines, &machine.loops[j].lines);
-        let (a, b) = (idg[i].load_bytes, machine.loops[j].load_bytes);
-        let whole = if a == 0 {
-            b == 0
-        } else {
-            b >= a && b.is_multiple_of(a)
-        };
-        if whole {
-            o + LOAD_MATCH
-        } else {
-            o
-        }
-    };
+    // over the same source lines; the remainder, which loads less, is not its form. `None`:
+    // too little overlap to pair.
+    let score: Vec<Vec<Option<f64>>> = (0..n)
+        .map(|i| {
+            (0..m)
+                .map(|j| {
+                    let o = overlap(&idg[i].lines, &machine.loops[j].lines);
+                    let (a, b) = (idg[i].load_bytes, machine.loops[j].load_bytes);
+                    let whole = if a == 0 {
+                        b == 0
+                    } else {
+                        b >= a && b.is_multiple_of(a)
+                    };
+                    (o >= MIN_OVERLAP).then_some(if whole { o + LOAD_MATCH } else { o })
+                })
+                .collect()
+        })
+        .collect();
     // best[i][j]: the largest summed score pairing idg[i..] with machine[j..] in order.
     let mut best = vec![vec![0.0f64; m + 1]; n + 1];
     for i in (0..n).rev() {
         for j in (0..m).rev() {
-            let o = overlap(&idg[i].lines, &machine.loops[j].lines);
-            let take = if o >= MIN_OVERLAP {
-                score(i, j) + best[i + 1][j + 1]
-            } else {
-                f64::NEG_INFINITY
-            };
+            let take = score[i][j].map_or(f64::NEG_INFINITY, |s| s + best[i + 1][j + 1]);
             best[i][j] = take.max(best[i + 1][j]).max(best[i][j + 1]);
         }
     }
     let (mut i, mut j, mut pairs) = (0, 0, Vec::new());
     while i < n && j < m {
-        let o = overlap(&idg[i].lines, &machine.loops[j].lines);
-        if o >= MIN_OVERLAP && (best[i][j] - (score(i, j) + best[i + 1][j + 1])).abs() < 1e-12 {
+        let taken =
+            score[i][j].is_some_and(|s| (best[i][j] - (s + best[i + 1][j + 1])).abs() < 1e-12);
+        if taken {
             pairs.push((i, j));
             i += 1;
             j += 1;

@@ -213,10 +213,7 @@ impl Front {
         let sass_per_ptx = model.map(|(p, _)| p.sass_expansion.inst);
         let uneven = model
             .filter(|(_, c)| c.uneven_warps)
-            .map(|(p, _)| walk::uneven::Slots {
-                sms: p.sm_count,
-                max_warps_per_sm: p.limits.max_warps_per_sm,
-            });
+            .map(|(p, _)| eval::predict::slots(p));
         let module = parse(&self.file, &self.src)?;
         let names: Vec<&str> = module.kernels().map(|f| f.name.as_str()).collect();
         let entry = ir::names::select_kernel(&names, self.kernel.as_deref())

@@ -134,10 +134,7 @@ pub fn model_idgs(
     let g = GpuFront {
         sass: Some(&gpu.sass_expansion),
         fit_branches: config.fit_branches,
-        uneven: config.uneven_warps.then_some(walk::uneven::Slots {
-            sms: gpu.sm_count,
-            max_warps_per_sm: gpu.limits.max_warps_per_sm,
-        }),
+        uneven: config.uneven_warps.then(|| ::eval::predict::slots(gpu)),
     };
     let mut li = launch_idgs(path, kernel, launch, trips, walk_args, g)?;
     let resources = sass.resolve(path, &li.idgs.kernel, gpu, li.static_shared)?;
