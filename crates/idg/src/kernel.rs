@@ -30,11 +30,11 @@ pub struct KernelIdgs {
     /// the classes of the first built group.
     pub groups_built: Vec<u64>,
     pub classes: Vec<WarpClass>,
-    /// The warps of a group take their classes in a rotated order that moves on by one from
-    /// one group to the next on a core (the `n`-th group a core runs gives warp `w` the class
-    /// of warp `(w − n) mod W` of the walked group): the classes stand for roles, not for
-    /// fixed warps, as the long warp of uneven warps (`walk::uneven`), which the hardware
-    /// does not always place on the same scheduler. Absent: every group as walked.
+    /// The warps of a group take their classes in a rotated order, chosen per group by the
+    /// simulator so that warp 0's class lands on the scheduler partition it places it on
+    /// (`sim`'s placement): the classes stand for roles, not for fixed warps, as the long
+    /// warp of uneven warps (`walk::uneven`), which the hardware places on no fixed
+    /// scheduler. Absent: every group as walked.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub rotate_classes: bool,
 }

@@ -35,6 +35,7 @@ use smallvec::SmallVec;
 
 use crate::config::{ExecConfig, Hardware, IssueOrder, Scheduler, SimOptions};
 use crate::cost::{prepare, ClassCosts, Prepared};
+use crate::placement::Placement;
 use crate::result::{Counters, IssueRecord};
 use crate::SimError;
 
@@ -359,6 +360,9 @@ pub(crate) struct Engine<'a> {
     too_long: bool,
     /// Local group index from which every group runs the same warp classes.
     uniform_from: u64,
+    /// Where the long warp of each group runs, when the classes rotate
+    /// (`KernelIdgs::rotate_classes`).
+    placement: Option<Placement>,
     /// The oldest warp still fetching: its loop iterations pace the checkpoints.
     pacer: usize,
     /// Scratch for the entries `promote` takes from a pending queue.
@@ -476,6 +480,9 @@ impl<'a> Engine<'a> {
             pacer: 0,
             due: Vec::new(),
             uniform_from: uniform_from(kernel, exec.sm_count),
+            placement: kernel
+                .rotate_classes
+                .then(|| Placement::new(groups_per_core, n_parts as u32, exec.sm_count)),
         }
     }
 
@@ -577,8 +584,15 @@ impl<'a> Engine<'a> {
         let global = local * u64::from(self.exec.sm_count);
         let mut classes: Vec<ClassId> = self.kernel.classes_for_group(global);
         let wpg = self.exec.warps_per_group as usize;
-        if self.kernel.rotate_classes {
-            classes.rotate_right((local % wpg as u64) as usize);
+        if let Some(pl) = &self.placement {
+            // The rotation that puts the long warp (lane 0 of the walked group) on its target
+            // partition; a group too small to reach it keeps the plain rotation.
+            let parts = self.parts.len();
+            let target = pl.target(local) as usize;
+            let r = (0..wpg)
+                .find(|&r| (gslot * wpg + r) % parts == target)
+                .unwrap_or((local % wpg as u64) as usize);
+            classes.rotate_right(r);
         }
         let group = &mut self.groups[gslot];
         group.active = true;

@@ -19,6 +19,7 @@ pub mod gpu_input;
 pub mod loaded;
 pub mod model;
 pub mod number;
+mod placement;
 pub mod result;
 pub mod sweep;
 pub mod synth;

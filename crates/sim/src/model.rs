@@ -69,8 +69,9 @@ pub struct ModelConfig {
     /// Warps of a group end unevenly: when the kernel has profile-fitted loops and the
     /// counters' busy share ρ of the warp slots at one group per SM is below one, one warp of
     /// each group runs those loops 1/ρ times the fitted count and the others the rest
-    /// (`walk::uneven`); the simulator then rotates which warp of a group is the long one
-    /// (`idg::KernelIdgs::rotate_classes`, which the walk sets on such IDGs). On in the validated
+    /// (`walk::uneven`); the simulator then places each group's long warp on the partitions as
+    /// the slowest SM would hold them (`idg::KernelIdgs::rotate_classes`, which the walk sets
+    /// on such IDGs; `crate::placement`). On in the validated
     /// configuration: validated on bench/uneven_suite, no Rodinia kernel changes
     /// (docs/simulator.md, "Uneven warps").
     pub uneven_warps: bool,

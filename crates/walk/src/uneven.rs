@@ -14,7 +14,7 @@
 //! the group's mean over max is ρ. Only the outermost fitted loops are scaled (a fitted loop
 //! inside another one keeps its count, so the work scales by 1/ρ, not 1/ρ²), and the
 //! remainder loop of an unrolled pair keeps its mean remainder. What it does not own: which
-//! warp of a group is the long one at run time (the simulator rotates it,
+//! warp of a group is the long one at run time (the simulator places it,
 //! `idg::KernelIdgs::rotate_classes`), and groups that differ from each other.
 
 use ir::{Analysis, Kernel, LoopId, LoopTrip, TripRule, TripSource, Trips};

@@ -176,8 +176,8 @@ fn no_split_without_imbalance_or_fitted_loops() {
 }
 
 /// Unit costs: ALU instructions 1 cycle apart, each waiting 4 cycles for its predecessor; one
-/// pipe per partition.
-fn simulate(fe: &walk::FrontEnd, rotate: bool, groups: u32) -> u64 {
+/// pipe per partition. Each of `sms` SMs runs 4 groups, `groups` at a time.
+fn simulate(fe: &walk::FrontEnd, rotate: bool, groups: u32, sms: u32) -> u64 {
     // The walk marks split IDGs as rotating; `false` simulates them as walked.
     assert!(fe.built.idgs.rotate_classes);
     let idgs = &idg::KernelIdgs {
@@ -215,8 +215,8 @@ fn simulate(fe: &walk::FrontEnd, rotate: bool, groups: u32) -> u64 {
     let exec = sim::ExecConfig {
         warps_per_group: 8,
         concurrent_groups: groups,
-        total_groups: 4,
-        sm_count: 1,
+        total_groups: 4 * u64::from(sms),
+        sm_count: sms,
     };
     let opts = sim::SimOptions {
         sub_partitions: true,
@@ -228,17 +228,21 @@ fn simulate(fe: &walk::FrontEnd, rotate: bool, groups: u32) -> u64 {
 }
 
 #[test]
-fn rotation_spreads_the_long_warps_over_the_partitions() {
+fn long_warps_share_partitions_as_on_the_slowest_sm() {
     let fe = front(200, Some(0.25));
-    // One group at a time: rotation only changes which partition the long warp is on.
-    assert_eq!(simulate(&fe, false, 1), simulate(&fe, true, 1));
-    // Four groups at once: unrotated, all four long warps share partition 0; rotated, each
-    // partition holds one.
-    let (piled, spread) = (simulate(&fe, false, 4), simulate(&fe, true, 4));
+    // One group at a time: the placement only changes which partition the long warp is on.
+    assert_eq!(simulate(&fe, false, 1, 1), simulate(&fe, true, 1, 1));
+    // Four groups at once. Unplaced, all four long warps share partition 0. On one SM the
+    // busiest partition gets the 3/4 quantile of Bin(4, 1/4), two of them, so the core is
+    // faster; of 132 SMs some SM puts all four on one partition (the 1 - 1/528 quantile),
+    // and the launch waits for it.
+    let piled = simulate(&fe, false, 4, 1);
+    let one_sm = simulate(&fe, true, 4, 1);
     assert!(
-        spread * 10 < piled * 7,
-        "rotated {spread} ticks, unrotated {piled}"
+        one_sm * 10 < piled * 7,
+        "one SM {one_sm} ticks, piled {piled}"
     );
+    assert_eq!(simulate(&fe, true, 4, 132), simulate(&fe, false, 4, 132));
 }
 
 /// Two fitted loops, one inside the other: only the outer one is split, so warp 0's work grows

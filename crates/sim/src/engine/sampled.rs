@@ -390,10 +390,9 @@ impl Engine<'_> {
             .groups_per_core
             .checked_sub(self.next_group + self.groups.len() as u64 + 1)?;
         let mut windows = room / k;
-        if self.kernel.rotate_classes {
-            // The next group's rotation must stay where it is.
-            let wpg = u64::from(self.exec.warps_per_group);
-            while windows > 0 && !(windows * k).is_multiple_of(wpg) {
+        if let Some(pl) = &self.placement {
+            // The next group's placement must stay where it is.
+            while windows > 0 && !(windows * k).is_multiple_of(pl.period()) {
                 windows -= 1;
             }
         }

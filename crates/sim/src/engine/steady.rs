@@ -538,9 +538,10 @@ impl Engine<'_> {
                 .map_or(0, |t| future(t + self.dispatch_interval)),
         );
         key.push(self.pending_starts);
-        // Rotated classes: the next group's rotation is part of what comes next.
-        if self.kernel.rotate_classes {
-            key.push(self.next_group % u64::from(self.exec.warps_per_group));
+        // Placed classes: the next group's place in the placement's period is part of what
+        // comes next.
+        if let Some(pl) = &self.placement {
+            key.push(self.next_group % pl.period());
         }
         // Which partition (renamed) each warp of a group that has or will have warps runs on.
         key.push(canon.live_groups as u64);
