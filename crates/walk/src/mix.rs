@@ -15,7 +15,8 @@
 //! assumption, and for each pair of them the best proportion of `k` of the group's `W` warps
 //! (`0 < k < W`), from the least-squares fraction of the linear mix of their per-warp counts,
 //! rounded to the two nearest `k`. A candidate replaces the caller's assumption only when its
-//! walked IDGs (not the linear estimate) fit strictly better.
+//! walked IDGs (not the linear estimate) fit strictly better. A launch that ran no branch
+//! instruction had its branches predicated by ptxas: every warp then runs both sides.
 
 use idg::counts::{kernel_counts, Counter};
 use ir::{Analysis, BoundLaunch, Kernel, Trips};
@@ -50,6 +51,9 @@ pub struct Choice {
     pub error: f64,
     pub base_error: f64,
     pub warps_per_group: u32,
+    /// The profile counts no branch instruction: the branches were predicated and every warp
+    /// runs both sides.
+    pub predicated: bool,
 }
 
 impl Choice {
@@ -70,6 +74,12 @@ impl Choice {
             ),
             None => format!("every warp {}", name(self.policy)),
         };
+        if self.predicated {
+            return format!(
+                "branches on unknown data: every warp both sides, as predicated code (the profile counts no branch instruction; counters fit with squared relative error {:.4}, the divergence-based assumption {:.4})",
+                self.error, self.base_error
+            );
+        }
         format!(
             "branches on unknown data: {what} (the profile's counters fit with squared relative error {:.4}; the divergence-based assumption {:.4})",
             self.error, self.base_error
@@ -86,6 +96,17 @@ fn measured(launch: &Launch) -> Option<Vec<Option<f64>>> {
             .map(|(_, q, _)| launch.quantity(*q).map(|m| m.value / warps))
             .collect()
     })
+}
+
+/// Whether the launch ran no branch instruction at all (fewer than one in a hundred warps): a
+/// kernel without loops whose branches ptxas if-converted.
+fn predicated(launch: &Launch) -> bool {
+    let per_warp = launch
+        .quantity(Quantity::Branches)
+        .zip(launch.quantity(Quantity::WarpsLaunched))
+        .filter(|(_, w)| w.value > 0.0)
+        .map(|(b, w)| b.value / w.value);
+    per_warp.is_some_and(|b| b < 0.01)
 }
 
 fn predicted(b: &Built, inst_factor: f64) -> Vec<f64> {
@@ -143,6 +164,20 @@ pub fn profile_consistent(
         mix,
         ..opts.clone()
     };
+    if predicated(measured_launch) {
+        // No branch instruction ran: ptxas turned every branch into predicated code, which
+        // every warp issues whole, both sides, whatever its lanes decide.
+        let b = build(kernel, an, launch, trips, &with(UnknownBranch::Both, None))?;
+        let choice = Choice {
+            policy: UnknownBranch::Both,
+            mix: None,
+            error: error(&predicted(&b, inst_factor), &m),
+            base_error: error(&predicted(&base, inst_factor), &m),
+            warps_per_group: launch.warps_per_block(),
+            predicated: true,
+        };
+        return Ok((b, Some(choice)));
+    }
     let mut pure: Vec<(UnknownBranch, Vec<f64>, Option<Built>)> = Vec::new();
     for u in POLICIES {
         if u == opts.unknown_branch {
@@ -160,6 +195,7 @@ pub fn profile_consistent(
         error: base_error,
         base_error,
         warps_per_group: w,
+        predicated: false,
     };
     let mut best_pure: Option<usize> = None;
     for (i, (u, p, _)) in pure.iter().enumerate() {

@@ -171,3 +171,53 @@ fn thread_instructions_do_not_decide_the_mix() {
     assert_eq!(choice.mix.map(|m| m.first_warps), Some(1), "{choice:?}");
     assert!(choice.error < 1e-12, "{choice:?}");
 }
+
+/// A launch that ran no branch instruction had its branches predicated: every warp issues both
+/// sides, whatever the other counters would fit (here they fit every warp skipping).
+#[test]
+fn no_branch_instruction_means_predicated_code() {
+    let f = fixture();
+    let skip = per_warp(&f, &with(UnknownBranch::Taken, None));
+    let both = per_warp(&f, &with(UnknownBranch::Both, None));
+    let page = |branches: f64| {
+        let text = format!(
+            "\"ID\",\"Kernel Name\",\"sm__warps_launched.sum\",\"smsp__inst_executed.sum\",\"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum\",\"smsp__sass_inst_executed_op_branch.sum\"\n\
+             \"\",\"\",\"\",\"\",\"\",\"\"\n\"0\",\"k\",\"2\",\"{}\",\"{}\",\"{}\"\n",
+            2.0 * skip.0,
+            2.0 * skip.1,
+            branches
+        );
+        profile::parse(&text, "t.csv").unwrap().kernels[0].launches[0].clone()
+    };
+    let opts = with(UnknownBranch::NotTaken, None);
+    let (b, choice) = walk::profile_consistent(
+        &f.kernel,
+        &f.an,
+        &f.launch,
+        &f.trips,
+        &opts,
+        &page(0.0),
+        1.0,
+    )
+    .unwrap();
+    let choice = choice.unwrap();
+    assert!(choice.predicated);
+    assert_eq!((choice.policy, choice.mix), (UnknownBranch::Both, None));
+    let c = idg::counts::kernel_counts(&b.idgs, Some(&b.divergent_branches));
+    assert_eq!(c.get(idg::counts::Counter::GlobalLoads), both.1);
+    assert!(choice.describe().contains("predicated"));
+    // With a branch per warp the counters decide: every warp skips.
+    let (_, choice) = walk::profile_consistent(
+        &f.kernel,
+        &f.an,
+        &f.launch,
+        &f.trips,
+        &opts,
+        &page(2.0),
+        1.0,
+    )
+    .unwrap();
+    let choice = choice.unwrap();
+    assert!(!choice.predicated);
+    assert_eq!(choice.policy, UnknownBranch::Taken);
+}
