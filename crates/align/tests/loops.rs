@@ -121,14 +121,7 @@ fn a_block_issues_its_loads_first_and_chains_the_sum_through_its_copies() {
     assert!(report.warnings().is_empty(), "{:?}", report.warnings());
     let idg = &idgs.classes[0].idg;
     // 10 iterations: a repeat of two blocks of 4, then a block of 2.
-    let repeat = idg
-        .body
-        .iter()
-        .find_map(|it| match it {
-            Item::Repeat(r) => Some(r),
-            Item::Node(_) => None,
-        })
-        .unwrap();
+    let repeat = first_repeat(idg);
     assert_eq!(repeat.count, 2);
     let body: Vec<&Node> = repeat
         .body
@@ -347,17 +340,21 @@ fn nodes_carry_their_regions_register_bank_conflicts() {
         .all(|n| n.register_conflicts == 0));
 }
 
-/// The source lines of the nodes of the first repeat's body, in order.
-fn body_lines(idg: &Idg) -> Vec<u32> {
-    let r = idg
-        .body
+/// The first repeat of `idg`'s body.
+fn first_repeat(idg: &Idg) -> &idg::Repeat {
+    idg.body
         .iter()
         .find_map(|it| match it {
             Item::Repeat(r) => Some(r),
             Item::Node(_) => None,
         })
-        .expect("a loop");
-    r.body
+        .expect("a loop")
+}
+
+/// The source lines of the nodes of the first repeat's body, in order.
+fn body_lines(idg: &Idg) -> Vec<u32> {
+    first_repeat(idg)
+        .body
         .iter()
         .filter_map(|it| match it {
             Item::Node(id) => idg.node(*id).src.map(|s| s.line),

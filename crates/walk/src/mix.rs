@@ -87,26 +87,29 @@ impl Choice {
     }
 }
 
+/// The warps `launch` ran, `None` where unmeasured or zero.
+fn warps(launch: &Launch) -> Option<f64> {
+    let warps = launch.quantity(Quantity::WarpsLaunched)?.value;
+    (warps > 0.0).then_some(warps)
+}
+
 /// Per-warp measured values of the fitted counters, `None` where absent.
 fn measured(launch: &Launch) -> Option<Vec<Option<f64>>> {
-    let warps = launch.quantity(Quantity::WarpsLaunched)?.value;
-    (warps > 0.0).then(|| {
+    let warps = warps(launch)?;
+    Some(
         FITTED
             .iter()
             .map(|(_, q, _)| launch.quantity(*q).map(|m| m.value / warps))
-            .collect()
-    })
+            .collect(),
+    )
 }
 
 /// Whether the launch ran no branch instruction at all (fewer than one in a hundred warps): a
 /// kernel without loops whose branches ptxas if-converted.
 fn predicated(launch: &Launch) -> bool {
-    let per_warp = launch
-        .quantity(Quantity::Branches)
-        .zip(launch.quantity(Quantity::WarpsLaunched))
-        .filter(|(_, w)| w.value > 0.0)
-        .map(|(b, w)| b.value / w.value);
-    per_warp.is_some_and(|b| b < 0.01)
+    warps(launch)
+        .zip(launch.quantity(Quantity::Branches))
+        .is_some_and(|(w, b)| b.value / w < 0.01)
 }
 
 fn predicted(b: &Built, inst_factor: f64) -> Vec<f64> {
@@ -167,12 +170,18 @@ pub fn profile_consistent(
     if predicated(measured_launch) {
         // No branch instruction ran: ptxas turned every branch into predicated code, which
         // every warp issues whole, both sides, whatever its lanes decide.
-        let b = build(kernel, an, launch, trips, &with(UnknownBranch::Both, None))?;
+        let base_error = error(&predicted(&base, inst_factor), &m);
+        // The caller's assumption may already be both sides (the profile counts divergence).
+        let b = if opts.unknown_branch == UnknownBranch::Both {
+            base
+        } else {
+            build(kernel, an, launch, trips, &with(UnknownBranch::Both, None))?
+        };
         let choice = Choice {
             policy: UnknownBranch::Both,
             mix: None,
             error: error(&predicted(&b, inst_factor), &m),
-            base_error: error(&predicted(&base, inst_factor), &m),
+            base_error,
             warps_per_group: launch.warps_per_block(),
             predicated: true,
         };

@@ -270,17 +270,21 @@ impl Engine<'_> {
             found
         };
         let sampling = self.sampling.as_mut()?;
-        if now.at_start {
-            sampling.starts.push_back(now.clone());
-            if sampling.starts.len() > MARKS {
-                sampling.starts.pop_front();
+        // A mark goes to each list it was taken for; cloned only when it is both.
+        let keep = |list: &mut VecDeque<Mark>, m: Mark| {
+            list.push_back(m);
+            if list.len() > MARKS {
+                list.pop_front();
             }
-        }
-        if now.at_checkpoint {
-            sampling.marks.push_back(now);
-            if sampling.marks.len() > MARKS {
-                sampling.marks.pop_front();
+        };
+        match (now.at_start, now.at_checkpoint) {
+            (true, true) => {
+                keep(&mut sampling.starts, now.clone());
+                keep(&mut sampling.marks, now);
             }
+            (true, false) => keep(&mut sampling.starts, now),
+            (false, true) => keep(&mut sampling.marks, now),
+            (false, false) => {}
         }
         found
     }
