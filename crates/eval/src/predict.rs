@@ -979,6 +979,13 @@ fn predict_variants<B: Backend>(
                     f64::INFINITY
                 }
             };
+            let unchanged = |scale: f64| {
+                backend
+                    .timings_at_dram_scale(idgs, p, &r.variant, scale)
+                    .ok()
+                    .and_then(|t| sim::run_key(idgs, &t.costs, &r.hardware, &r.exec, &r.opts).ok())
+                    .is_some_and(|k| r.key.as_ref() == Some(&k))
+            };
             let at = |scale: f64, exact: bool| -> Result<f64, String> {
                 let t = backend.timings_at_dram_scale(idgs, p, &r.variant, scale)?;
                 let timed = Timed {
@@ -992,8 +999,10 @@ fn predict_variants<B: Backend>(
             // Probes extrapolate; the result is a run as exact as the first.
             let probe = |scale: f64| at(scale, false).map(|wpc| time_us(&wpc));
             let probes = sim::loaded::probes_pay(&r.exec);
-            load.settle(first, time_us, probes, probe, |scale| at(scale, exact))
-                .map(|(wpc, _)| wpc)
+            load.settle(first, time_us, unchanged, probes, probe, |scale| {
+                at(scale, exact)
+            })
+            .map(|(wpc, _)| wpc)
         })
         .collect();
 

@@ -86,7 +86,10 @@ pub enum SimError {
 /// the same `KernelIdgs` with equal keys give equal results, so a caller comparing variants of
 /// a model (the ablation study of crate `eval`) simulates each distinct key once. Options that
 /// act only through the tables (`posted_stores`, `latch_blocks`) are compared there, so a
-/// variant whose switch changes no node of this kernel shares the run.
+/// variant whose switch changes no node of this kernel shares the run. A posted store's Λ is
+/// not part of it: the engine completes such a store at its λ, so the loaded DRAM latency,
+/// which scales that Λ, leaves the run of a launch whose only DRAM accesses are posted
+/// stores as it was (`loaded::Rerun::unchanged`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunKey {
     prepared: Vec<Vec<cost::Prepared>>,
@@ -105,8 +108,15 @@ pub fn run_key(
     opts: &SimOptions,
 ) -> Result<RunKey, SimError> {
     let tables = engine::prepare_all(kernel, costs, hw, exec, opts)?;
+    let mut prepared = tables.prepared;
+    // Read by nothing in the engine (a posted store completes at its λ).
+    for p in prepared.iter_mut().flatten() {
+        if p.posted {
+            p.cost.latency = 0;
+        }
+    }
     Ok(RunKey {
-        prepared: tables.prepared,
+        prepared,
         hw: hw.clone(),
         exec: *exec,
         opts: SimOptions {

@@ -67,14 +67,17 @@ impl DramLoad {
     }
 
     /// The fixed point from the exact run at the unloaded Λ: `first`, the time of a run
-    /// (`time_us`), `probe`, the time in microseconds of a probe at Λ0 times a scale, used
-    /// when `probes` (the launch has enough waves for probes to pay, [`probes_pay`]), and
-    /// `rerun`, the exact run at Λ0 times a scale, which otherwise stands in for the probes.
-    /// Returns the run at the fixed point and its scale (1 when `first` is kept).
+    /// (`time_us`), `unchanged`, whether the launch at Λ0 times a scale is the very run
+    /// `first` is (no node's timing that the engine reads follows the DRAM Λ), `probe`, the
+    /// time in microseconds of a probe at Λ0 times a scale, used when `probes` (the launch
+    /// has enough waves for probes to pay, [`probes_pay`]), and `rerun`, the exact run at Λ0
+    /// times a scale, which otherwise stands in for the probes. Returns the run at the fixed
+    /// point and its scale (1 when `first` is kept).
     pub fn settle<R, E>(
         &self,
         first: R,
         time_us: impl Fn(&R) -> f64,
+        unchanged: impl FnOnce(f64) -> bool,
         probes: bool,
         mut probe: impl FnMut(f64) -> Result<f64, E>,
         mut rerun: impl FnMut(f64) -> Result<R, E>,
@@ -82,6 +85,12 @@ impl DramLoad {
         let u0 = self.utilization(time_us(&first));
         let f0 = self.factor(u0);
         if f0 - 1.0 < TOLERANCE {
+            return Ok((first, 1.0));
+        }
+        // The run at Λ0 · f(u0) would repeat `first` word for word: u1 = u0, and `first` is
+        // kept, as it would be after that run. (A compute-bound launch whose only DRAM
+        // accesses are posted stores: their Λ is never waited for.)
+        if unchanged(f0) {
             return Ok((first, 1.0));
         }
         let (t0, t1) = if probes {
@@ -195,6 +204,14 @@ impl Rerun<'_> {
         crate::costs_from_timing(&timings)
     }
 
+    /// Whether the run at Λ0 · `scale` is the run at Λ0 ([`crate::run_key`]): then neither
+    /// needs simulating again.
+    pub fn unchanged(&self, exec: &ExecConfig, scale: f64) -> bool {
+        let key =
+            |s: f64| crate::run_key(self.idgs, &self.costs(s), self.hardware, exec, self.opts);
+        matches!((key(1.0), key(scale)), (Ok(a), Ok(b)) if a == b)
+    }
+
     /// The exact run at Λ0 · `scale`.
     pub fn run(&self, exec: &ExecConfig, scale: f64) -> Result<SimResult, SimError> {
         simulate(
@@ -240,6 +257,7 @@ impl Rerun<'_> {
             let (r, _) = load.settle(
                 p.result.clone(),
                 |r| r.time_us,
+                |s| self.unchanged(&exec, s),
                 probes_pay(&exec),
                 |s| self.probe(&exec, s),
                 |s| self.run(&exec, s),
@@ -283,6 +301,7 @@ mod tests {
                     .settle(
                         t0,
                         |t| *t,
+                        |_| false,
                         probes,
                         |s| Ok::<f64, ()>(t0 * s),
                         |s| Ok(t0 * s),
@@ -310,6 +329,7 @@ mod tests {
             .settle(
                 150.0,
                 |t| *t,
+                |_| false,
                 false,
                 |_| -> Result<f64, ()> { panic!("no probe") },
                 |_| {
@@ -330,6 +350,7 @@ mod tests {
             .settle(
                 150.0,
                 |t| *t,
+                |_| false,
                 true,
                 |_| {
                     probes += 1;
@@ -348,6 +369,7 @@ mod tests {
         let exact = l.settle(
             125.0,
             |t| *t,
+            |_| false,
             true,
             |s| Ok::<f64, ()>(125.0 * s),
             |s| Ok(125.0 * s),
@@ -355,11 +377,29 @@ mod tests {
         let long = l.settle(
             125.0,
             |t| *t,
+            |_| false,
             true,
             |s| Ok::<f64, ()>(131.25 * s),
             |s| Ok(125.0 * s),
         );
         assert_eq!(exact.unwrap(), long.unwrap());
+    }
+
+    /// A launch whose run at Λ0 · f(u0) would be its run at Λ0 keeps it: no probe, no rerun.
+    #[test]
+    fn unchanged_tables_run_nothing_again() {
+        let l = load(1.0);
+        let (t, scale) = l
+            .settle(
+                125.0,
+                |t| *t,
+                |s| s > 1.0,
+                true,
+                |_| -> Result<f64, ()> { panic!("no probe") },
+                |_| -> Result<f64, ()> { panic!("no rerun") },
+            )
+            .unwrap();
+        assert_eq!((t, scale), (125.0, 1.0));
     }
 
     /// An idle memory system changes nothing and runs nothing again.
@@ -370,6 +410,7 @@ mod tests {
             .settle(
                 1e6,
                 |t| *t,
+                |_| panic!("no mapping"),
                 true,
                 |_| -> Result<f64, ()> { panic!("no probe") },
                 |_| -> Result<f64, ()> { panic!("no rerun") },

@@ -227,6 +227,7 @@ fn run_inner(args: &SimulateArgs) -> Result<(), ExitCode> {
                     .settle(
                         first,
                         |r| r.time_us,
+                        |s| rerun.unchanged(&exec, s),
                         sim::loaded::probes_pay(&exec),
                         |s| rerun.probe(&exec, s),
                         |s| rerun.run(&exec, s),
