@@ -215,7 +215,8 @@ pub(crate) struct Tables {
     pub prepared: Vec<Vec<Prepared>>,
     pub deps: Vec<DepTable>,
     pub n_parts: usize,
-    /// `Hardware::sm_wide` when the core is split into partitions, else 0.
+    /// `Hardware::sm_wide` when the core is split into partitions, else 0; less the pipes no
+    /// node runs on.
     pub sm_wide: u64,
     /// `Hardware::queued`, less the queues no node runs on.
     pub queued: u64,
@@ -286,12 +287,14 @@ pub(crate) fn prepare_all(
         .iter()
         .map(|c| DepTable::new(&c.idg))
         .collect();
-    // Only the queues some node runs on change what the engine does.
-    let queued = prepared
+    // Only the queues and core-wide pipes some node runs on change what the engine does
+    // (a core-wide pipe is arbitrated between the partitions at every instant it is free).
+    let used = prepared
         .iter()
         .flatten()
-        .fold(0u64, |m, p| m | (1u64 << p.cost.subsystem))
-        & hw.queued;
+        .fold(0u64, |m, p| m | (1u64 << p.cost.subsystem));
+    let queued = used & hw.queued;
+    let sm_wide = used & sm_wide;
     Ok(Tables {
         prepared,
         deps,
