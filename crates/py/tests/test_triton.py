@@ -45,6 +45,22 @@ def test_rank_orders_every_config_with_its_grid():
         assert r.regs > 0
 
 
+def test_rank_in_parallel_is_predict_one_by_one():
+    """ptxas, nvdisasm and the model run for several configurations at once; each prediction
+    is still ``predict``'s, and a configuration that fails stays in the ranking."""
+    n = 1 << 20
+    bad = triton.Config({"BLOCK": 1000}, num_warps=4)  # tl.arange needs a power of two
+    configs = CONFIGS + [bad]
+    one = pt.rank(add, configs, *ARGS, n, grid=grid, workers=1)
+    many = pt.rank(add, configs, *ARGS, n, grid=grid, workers=4)
+    assert [(str(r.config), r.time_us, r.regs) for r in one] == \
+        [(str(r.config), r.time_us, r.regs) for r in many]
+    assert many[-1].error and math.isinf(many[-1].time_us)
+    by_one = {str(c): pt.predict(add, c, *ARGS, n, grid=grid).time_us for c in CONFIGS}
+    for r in many[: len(CONFIGS)]:
+        assert r.time_us == by_one[str(r.config)]
+
+
 def test_scalar_arguments_reach_the_prediction():
     cfg = CONFIGS[1]
     small = pt.predict(add, cfg, *ARGS, 1 << 20, grid=grid)

@@ -147,7 +147,14 @@ def compile_config(fn, config, *args, arch=90, **meta):
 
 def predict(fn, config, *args, grid, gpu="hopper-h100", arch=90, **meta):
     """The predicted time of one configuration as a ``Ranked``."""
-    compiled, values, scalars = compile_config(fn, config, *args, arch=arch, **meta)
+    compiled = compile_config(fn, config, *args, arch=arch, **meta)
+    return _predict_compiled(config, compiled, grid=grid, gpu=gpu, arch=arch)
+
+
+def _predict_compiled(config, compiled, *, grid, gpu, arch):
+    """``predict`` after ``triton.compile``: ptxas, nvdisasm and the model, none of which
+    holds the interpreter (subprocesses, and the Rust side releases the GIL)."""
+    compiled, values, scalars = compiled
     ptx = compiled.asm["ptx"]
     g = _grid(grid, values)
     block = 32 * config.num_warps
@@ -163,17 +170,38 @@ def predict(fn, config, *args, grid, gpu="hopper-h100", arch=90, **meta):
                   shared, g, None)
 
 
-def rank(fn, configs, *args, grid, gpu="hopper-h100", arch=90, **meta):
+def _failed(config, e):
+    return Ranked(config, float("inf"), None, None, None, None, None, f"{type(e).__name__}: {e}")
+
+
+def rank(fn, configs, *args, grid, gpu="hopper-h100", arch=90, workers=None, **meta):
     """Every configuration with its predicted time, best first; those that cannot be compiled
     or launched (e.g. too much shared memory) come last with ``time_us = inf`` and the
-    reason in ``error``."""
-    out = []
-    for c in configs:
+    reason in ``error``. Triton compiles the configurations one after the other; ptxas,
+    nvdisasm and the model then run for ``workers`` of them at once (default: the CPUs this
+    process may use). Each configuration's prediction is the one ``predict`` gives."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    configs = list(configs)
+    out, pending = [None] * len(configs), []
+    for i, c in enumerate(configs):
         try:
-            out.append(predict(fn, c, *args, grid=grid, gpu=gpu, arch=arch, **meta))
+            pending.append((i, c, compile_config(fn, c, *args, arch=arch, **meta)))
         except Exception as e:  # noqa: BLE001 - a failing configuration is ranked last, not fatal
-            out.append(Ranked(c, float("inf"), None, None, None, None, None,
-                              f"{type(e).__name__}: {e}"))
+            out[i] = _failed(c, e)
+
+    def finish(item):
+        i, c, compiled = item
+        try:
+            out[i] = _predict_compiled(c, compiled, grid=grid, gpu=gpu, arch=arch)
+        except Exception as e:  # noqa: BLE001 - as above
+            out[i] = _failed(c, e)
+
+    if workers is None:
+        workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    with ThreadPoolExecutor(max_workers=max(1, min(workers or 1, len(pending) or 1))) as pool:
+        list(pool.map(finish, pending))
+    # Ties keep the configurations' order, as when they ran one after the other.
     return sorted(out, key=lambda r: r.time_us)
 
 
