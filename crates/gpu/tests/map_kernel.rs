@@ -370,6 +370,18 @@ fn h100_shuffles_and_half_conversions_follow_their_measurements() {
     assert!(int.lambda.to_f64() > 4.0 * half.lambda.to_f64());
 }
 
+/// A coalesced load, an index load at the same address and a gather through that index, on
+/// the H100, with the profile's cost of a scattered sector from L2.
+fn gather() -> (idg::KernelIdgs, GpuProfile, f64) {
+    let body = format!(
+        "{GLOBAL_LOAD}\tld.global.u32 %r2, [%rd4];\n\tmul.wide.u32 %rd5, %r2, 4;\n\
+         \tadd.s64 %rd6, %rd2, %rd5;\n\tld.global.s32 %r3, [%rd6];\n"
+    );
+    let h100 = GpuProfile::bundled("hopper-h100").unwrap();
+    let per_sector = h100.scattered.as_ref().unwrap().l2_cycles_per_sector;
+    (build(&body, 32), h100, per_sector)
+}
+
 /// A gather (the address a loaded index) whose requests the counters say move 32 sectors on
 /// the H100: every lane in a line of its own (φ = 1), so each sector costs the profile's
 /// measured scattered cost (`[scattered]`, bench/microbench/gather.cu), here all from L2
@@ -380,13 +392,7 @@ fn h100_shuffles_and_half_conversions_follow_their_measurements() {
 /// without `[scattered]` keeps it too.
 #[test]
 fn scattered_gathers_cost_the_measured_scattered_sector() {
-    let body = format!(
-        "{GLOBAL_LOAD}\tld.global.u32 %r2, [%rd4];\n\tmul.wide.u32 %rd5, %r2, 4;\n\
-         \tadd.s64 %rd6, %rd2, %rd5;\n\tld.global.s32 %r3, [%rd6];\n"
-    );
-    let idgs = build(&body, 32);
-    let h100 = GpuProfile::bundled("hopper-h100").unwrap();
-    let per_sector = h100.scattered.as_ref().unwrap().l2_cycles_per_sector;
+    let (idgs, h100, per_sector) = gather();
     let l2 = h100.mem(MemLevel::L2);
     let metrics = |sectors: f64| GMetrics {
         dram_bytes: Some(0),
@@ -433,13 +439,7 @@ fn scattered_gathers_cost_the_measured_scattered_sector() {
 /// counts 16 sectors. The coalesced loads, and the gather's latency mix, do not change.
 #[test]
 fn a_gathers_unexplained_l1_hits_take_no_scattered_cost() {
-    let body = format!(
-        "{GLOBAL_LOAD}\tld.global.u32 %r2, [%rd4];\n\tmul.wide.u32 %rd5, %r2, 4;\n\
-         \tadd.s64 %rd6, %rd2, %rd5;\n\tld.global.s32 %r3, [%rd6];\n"
-    );
-    let idgs = build(&body, 32);
-    let h100 = GpuProfile::bundled("hopper-h100").unwrap();
-    let per_sector = h100.scattered.as_ref().unwrap().l2_cycles_per_sector;
+    let (idgs, h100, per_sector) = gather();
     let metrics = |hits: f64| GMetrics {
         dram_bytes: Some(0),
         global_bytes: Some(1000),
