@@ -393,6 +393,13 @@ pub fn static_atomic_sectors(node: &Node, m: &MemAccess) -> u32 {
     }
 }
 
+/// A load whose address the static analysis does not know (it depends on data) and that is
+/// no tensor fragment (whose requests the counters size): what the scattered floor prices,
+/// and what the L1 hits no pattern explains are spread over ([`attribute_l1`]).
+fn is_gather(node: &Node, m: &MemAccess) -> bool {
+    m.pattern.is_none() && fragment::lowering(&node.op).bytes_per_lane.is_none()
+}
+
 /// Sectors a perfectly coalesced request of this node needs: ⌈lanes·bytes/32⌉, at least 1.
 fn ideal_sectors(node: &Node, m: &MemAccess) -> u32 {
     let bytes = u64::from(node.active_lanes.max(1)) * u64::from(m.bytes_per_lane.max(1));
@@ -665,7 +672,7 @@ fn attribute_l1(idgs: &KernelIdgs, gpu: &GpuProfile, u: Usable) -> Usable {
                     .ld_sectors
                     .unwrap_or_else(|| u64::from(ideal_sectors(node, &m)) * 1000);
                 all += n * s as f64;
-                if !bypasses_l1(node) {
+                if is_gather(node, &m) && !bypasses_l1(node) {
                     unknown += n * s as f64;
                 }
                 return;
@@ -888,8 +895,7 @@ fn map_node(gpu: &GpuProfile, node: &Node, u: &Usable, lacks: &mut BTreeSet<Lack
                 // Only where the address depends on data (a gather through an index): there
                 // the counters' sectors are lanes in lines of their own; a static pattern's
                 // extra sectors (a shifted stencil row) are neighbouring lines.
-                let gather =
-                    f.class == InstClass::LdGlobal && m.pattern.is_none() && frag.is_none();
+                let gather = f.class == InstClass::LdGlobal && is_gather(node, &m);
                 let scaled = if gather {
                     // The sectors the L1 serves take no L2 or DRAM cycles; which of the
                     // requests hit (their latency) the static patterns do not say.
