@@ -873,6 +873,13 @@ impl<'l> WarpState<'l> {
         }
     }
 
+    /// Counts one instruction as executed without running it, for a walk that reads no
+    /// register it writes (crates/walk, a trace's slice): later loads get the terms a walk
+    /// that runs it gives them.
+    pub fn skip(&mut self) {
+        self.steps = self.steps.wrapping_add(1);
+    }
+
     /// Splits the active lanes by a guard's value.
     pub fn eval_guard(&self, g: Option<Guard>, active: u32) -> LaneMasks {
         let mut m = LaneMasks::default();

@@ -10,6 +10,7 @@ pub mod inputs;
 mod mix;
 mod pattern;
 mod recency;
+mod slice;
 pub mod uneven;
 mod warp;
 
@@ -211,6 +212,13 @@ pub fn build(
         Some(s) => &s.short,
         None => trips,
     };
+    // What the trace-only walks of nearby groups interpret, for warp 0's trips and the
+    // others' (they differ only where the loops are split).
+    let slices = [
+        slice::TraceSlice::of(kernel, trips_of(0)),
+        slice::TraceSlice::of(kernel, trips_of(1)),
+    ];
+    let slice_of = |w: u32| &slices[usize::from(w > 0)];
     // The assumption for warp `w`'s branches on unknown data.
     let policy_of = |w: u32| match opts.mix {
         Some(m) if w < m.first_warps => m.first,
@@ -259,7 +267,7 @@ pub fn build(
                         warp::Peers::default(),
                         opts.max_idg_nodes.saturating_sub(kept),
                     )
-                    .trace_only()
+                    .trace_only(slice_of(w))
                     .run()?;
                     set.extend(out.loads.into_iter().flat_map(|(_, s)| s));
                 }
@@ -290,7 +298,7 @@ pub fn build(
                 .iter()
                 .map(|&n| {
                     walk(launch.ctaid_of(n), warp::Peers::default())
-                        .trace_only()
+                        .trace_only(slice_of(w))
                         .run()
                         .map(|o| o.loads)
                 })

@@ -30,11 +30,14 @@ use idg::{
     Barrier, BarrierKind, Category, Idg, IdgBuilder, LoopInfo, MemAccess, MemSpace, Node, NodeId,
     ResourceId, ResourceKind, Reuse, SrcLoc,
 };
-use ir::{AddrBase, Analysis, BlockId, Inst, Kernel, LoopId, Operand, Term, Trips, WarpState};
+use ir::{
+    AddrBase, Analysis, BlockId, Inst, InstId, Kernel, LoopId, Operand, Term, Trips, WarpState,
+};
 use ptx::ast::{Flag, Opcode, StateSpace};
 
 use crate::pattern::{self, Sector};
 use crate::recency::{Counts, Recency};
+use crate::slice::TraceSlice;
 use crate::{Options, UnknownBranch, WalkError};
 
 /// The global loads a warp issued, in order: PTX line and sectors (empty when some lane's
@@ -122,8 +125,8 @@ pub(crate) struct WarpWalk<'a, 'l> {
     /// earlier groups (`Peers::earlier`).
     nearby: Option<(&'a HashSet<Sector>, Option<&'a HashSet<Sector>>)>,
     /// Only the global loads' trace is wanted (a walk another group compares its loads
-    /// with): no IDG is built.
-    trace_only: bool,
+    /// with): no IDG is built, and only the instructions of the slice are interpreted.
+    trace_only: Option<&'a TraceSlice>,
 }
 
 /// What one warp's walk produced: its IDG, the PTX lines of the unknown conditions it met and
@@ -184,21 +187,22 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             neighbours: peers.neighbours,
             siblings: peers.siblings,
             nearby: peers.sibling_sectors.map(|own| (own, peers.earlier)),
-            trace_only: false,
+            trace_only: None,
         }
     }
 
     /// The walk records the warp's global loads only (`WarpOutcome::loads`; its IDG is
-    /// empty): what another group's walk compares its own loads with.
-    pub(crate) fn trace_only(mut self) -> Self {
-        self.trace_only = true;
+    /// empty): what another group's walk compares its own loads with. `slice` is
+    /// [`TraceSlice::of`] the kernel and this walk's trips.
+    pub(crate) fn trace_only(mut self, slice: &'a TraceSlice) -> Self {
+        self.trace_only = Some(slice);
         self
     }
 
     pub(crate) fn run(mut self) -> Result<WarpOutcome, WalkError> {
         let mask = self.warp.full_mask();
         self.walk(self.kernel.cfg.entry(), mask, &[])?;
-        let idg = if self.trace_only {
+        let idg = if self.trace_only.is_some() {
             idg::Idg::default()
         } else {
             let mut idg = self.b.finish().map_err(WalkError::Idg)?;
@@ -244,7 +248,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             }
             first = false;
             for &i in &self.kernel.block(b).insts {
-                self.emit(self.kernel.inst(i), mask);
+                self.emit(i, mask);
             }
             // Checked per block: a block adds at most its own instructions past the budget.
             if self.b.node_count() as u64 > self.node_budget {
@@ -511,14 +515,22 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
     }
 
     /// Emits the node of one instruction executed by the warp and steps the active lanes.
-    fn emit(&mut self, inst: &Inst, mask: u32) {
-        let g = self.warp.eval_guard(inst.guard, mask);
-        let executing = g.taken | g.unknown;
-        if self.trace_only {
-            self.trace_load(inst, executing);
-            self.warp.step(inst, mask);
+    fn emit(&mut self, i: InstId, mask: u32) {
+        let inst = self.kernel.inst(i);
+        if let Some(slice) = self.trace_only {
+            if inst.op.is_memory() {
+                let g = self.warp.eval_guard(inst.guard, mask);
+                self.trace_load(inst, g.taken | g.unknown);
+            }
+            if slice.needs(i.index()) {
+                self.warp.step(inst, mask);
+            } else {
+                self.warp.skip();
+            }
             return;
         }
+        let g = self.warp.eval_guard(inst.guard, mask);
+        let executing = g.taken | g.unknown;
         self.recency.tick();
         let mut reads: Vec<ResourceId> = Vec::new();
         let mut writes: Vec<ResourceId> = Vec::new();
