@@ -212,13 +212,11 @@ pub fn build(
         Some(s) => &s.short,
         None => trips,
     };
-    // What the trace-only walks of nearby groups interpret, for warp 0's trips and the
-    // others' (they differ only where the loops are split).
-    let slices = [
-        slice::TraceSlice::of(kernel, trips_of(0)),
-        slice::TraceSlice::of(kernel, trips_of(1)),
-    ];
-    let slice_of = |w: u32| &slices[usize::from(w > 0)];
+    // What the walks interpret: for the traces of nearby groups and for the IDGs, with warp
+    // 0's trips and the others' (they differ only where the loops are split).
+    let slices = [slice::Reads::Trace, slice::Reads::Idg]
+        .map(|reads| [0, 1].map(|w| slice::Slice::of(kernel, trips_of(w), reads)));
+    let slice_of = |reads: slice::Reads, w: u32| &slices[reads as usize][usize::from(w > 0)];
     // The assumption for warp `w`'s branches on unknown data.
     let policy_of = |w: u32| match opts.mix {
         Some(m) if w < m.first_warps => m.first,
@@ -266,8 +264,9 @@ pub fn build(
                         WarpState::new(kernel, launch, launch.ctaid_of(n), w),
                         warp::Peers::default(),
                         opts.max_idg_nodes.saturating_sub(kept),
+                        slice_of(slice::Reads::Trace, w),
                     )
-                    .trace_only(slice_of(w))
+                    .trace_only()
                     .run()?;
                     set.extend(out.loads.into_iter().flat_map(|(_, s)| s));
                 }
@@ -282,7 +281,7 @@ pub fn build(
         for w in 0..warps_per_group {
             let policy = policy_of(w);
             // Warp `w` of the group at `ctaid`, compared with `peers`.
-            let walk = |ctaid, peers| {
+            let walk = |ctaid, peers, reads| {
                 warp::WarpWalk::new(
                     kernel,
                     an,
@@ -292,15 +291,20 @@ pub fn build(
                     WarpState::new(kernel, launch, ctaid, w),
                     peers,
                     opts.max_idg_nodes.saturating_sub(kept),
+                    slice_of(reads, w),
                 )
             };
             let traces = neighbours
                 .iter()
                 .map(|&n| {
-                    walk(launch.ctaid_of(n), warp::Peers::default())
-                        .trace_only(slice_of(w))
-                        .run()
-                        .map(|o| o.loads)
+                    walk(
+                        launch.ctaid_of(n),
+                        warp::Peers::default(),
+                        slice::Reads::Trace,
+                    )
+                    .trace_only()
+                    .run()
+                    .map(|o| o.loads)
                 })
                 .collect::<Result<Vec<_>, _>>()?;
             let out = walk(
@@ -311,6 +315,7 @@ pub fn build(
                     sibling_sectors: Some(&sibling_sectors),
                     earlier: earlier.as_ref(),
                 },
+                slice::Reads::Idg,
             )
             .run()?;
             sibling_sectors.extend(out.loads.iter().flat_map(|(_, s)| s.iter().copied()));

@@ -37,7 +37,7 @@ use ptx::ast::{Flag, Opcode, StateSpace};
 
 use crate::pattern::{self, Sector};
 use crate::recency::{Counts, Recency};
-use crate::slice::TraceSlice;
+use crate::slice::Slice;
 use crate::{Options, UnknownBranch, WalkError};
 
 /// The global loads a warp issued, in order: PTX line and sectors (empty when some lane's
@@ -125,8 +125,11 @@ pub(crate) struct WarpWalk<'a, 'l> {
     /// earlier groups (`Peers::earlier`).
     nearby: Option<(&'a HashSet<Sector>, Option<&'a HashSet<Sector>>)>,
     /// Only the global loads' trace is wanted (a walk another group compares its loads
-    /// with): no IDG is built, and only the instructions of the slice are interpreted.
-    trace_only: Option<&'a TraceSlice>,
+    /// with): no IDG is built.
+    trace_only: bool,
+    /// The instructions whose results the walk reads ([`Slice::of`] the kernel, the trips
+    /// and what this walk reads); the others are counted, not interpreted.
+    slice: &'a Slice,
 }
 
 /// What one warp's walk produced: its IDG, the PTX lines of the unknown conditions it met and
@@ -156,6 +159,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
         warp: WarpState<'l>,
         peers: Peers<'a>,
         node_budget: u64,
+        slice: &'a Slice,
     ) -> Self {
         let mut b = IdgBuilder::new();
         let control = b.resource(ResourceKind::Control, "control");
@@ -187,22 +191,22 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             neighbours: peers.neighbours,
             siblings: peers.siblings,
             nearby: peers.sibling_sectors.map(|own| (own, peers.earlier)),
-            trace_only: None,
+            trace_only: false,
+            slice,
         }
     }
 
     /// The walk records the warp's global loads only (`WarpOutcome::loads`; its IDG is
-    /// empty): what another group's walk compares its own loads with. `slice` is
-    /// [`TraceSlice::of`] the kernel and this walk's trips.
-    pub(crate) fn trace_only(mut self, slice: &'a TraceSlice) -> Self {
-        self.trace_only = Some(slice);
+    /// empty): what another group's walk compares its own loads with.
+    pub(crate) fn trace_only(mut self) -> Self {
+        self.trace_only = true;
         self
     }
 
     pub(crate) fn run(mut self) -> Result<WarpOutcome, WalkError> {
         let mask = self.warp.full_mask();
         self.walk(self.kernel.cfg.entry(), mask, &[])?;
-        let idg = if self.trace_only.is_some() {
+        let idg = if self.trace_only {
             idg::Idg::default()
         } else {
             let mut idg = self.b.finish().map_err(WalkError::Idg)?;
@@ -517,16 +521,12 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
     /// Emits the node of one instruction executed by the warp and steps the active lanes.
     fn emit(&mut self, i: InstId, mask: u32) {
         let inst = self.kernel.inst(i);
-        if let Some(slice) = self.trace_only {
+        if self.trace_only {
             if inst.op.is_memory() {
                 let g = self.warp.eval_guard(inst.guard, mask);
                 self.trace_load(inst, g.taken | g.unknown);
             }
-            if slice.needs(i.index()) {
-                self.warp.step(inst, mask);
-            } else {
-                self.warp.skip();
-            }
+            self.step(i, mask);
             return;
         }
         let g = self.warp.eval_guard(inst.guard, mask);
@@ -677,7 +677,17 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
         if let Some(since) = reread_since {
             self.rereads.push((id, since));
         }
-        self.warp.step(inst, mask);
+        self.step(i, mask);
+    }
+
+    /// Steps the active lanes over instruction `i`, or only counts it where the walk reads
+    /// nothing it computes.
+    fn step(&mut self, i: InstId, mask: u32) {
+        if self.slice.needs(i.index()) {
+            self.warp.step(self.kernel.inst(i), mask);
+        } else {
+            self.warp.skip();
+        }
     }
 
     /// A trace-only walk's part of [`Self::emit`]: the sectors of a global load, in the
