@@ -14,8 +14,8 @@ mod slice;
 pub mod uneven;
 mod warp;
 
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::collections::hash_map::DefaultHasher;
-use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 
 use idg::{KernelIdgs, WarpClass, SCHEMA_VERSION};

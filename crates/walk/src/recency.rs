@@ -25,7 +25,7 @@
 //! the summarised iterations hold one weight in the tree and no sector: the memory of a
 //! template is its one iteration's, whatever its trip count.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 use std::hash::Hash;
 
 /// Distinct sectors: all of them, those a store touched first, and those a load every group

@@ -24,7 +24,7 @@
 //! finds them in L1 (`Reuse::Siblings`), and one whose sectors the same warp of a
 //! neighbouring group loads there reads data the whole grid shares (`Reuse::Groups`).
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet};
 
 use idg::{
     Barrier, BarrierKind, Category, Idg, IdgBuilder, LoopInfo, MemAccess, MemSpace, Node, NodeId,
