@@ -1,5 +1,6 @@
 //! Build time of the IDGs (parse excluded: lowering, analyses, trip counts, warp walk) for the
-//! largest Rodinia kernel and for a kernel with a 10^6-trip loop.
+//! largest Rodinia kernel, a Triton tile kernel (without counters: most of its time is the
+//! walks of nearby groups that look for shared data) and a kernel with a 10^6-trip loop.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 
@@ -51,6 +52,29 @@ fn build(c: &mut Criterion) {
                 .iter()
                 .map(|(i, v)| (i.to_string(), ir::ParamValue::Int(*v)))
                 .collect(),
+        },
+    );
+    case(
+        c,
+        "build/triton_matmul",
+        "ptx_samples/heldout/triton/matmul.ptx",
+        "matmul_kernel",
+        ir::Launch {
+            grid: [1024, 1, 1],
+            block: [256, 1, 1],
+            params: [
+                (3, 4096),
+                (4, 4096),
+                (5, 4096),
+                (6, 4096),
+                (7, 4096),
+                (8, 4096),
+                (9, 0),
+                (10, 0),
+            ]
+            .iter()
+            .map(|(i, v)| (i.to_string(), ir::ParamValue::Int(*v)))
+            .collect(),
         },
     );
     case(
