@@ -37,3 +37,25 @@ run_standalone() {
   rm -rf "$build"
   echo "wrote $raw ($(wc -l < "$raw") lines)"
 }
+
+# `run_under_ncu NAME NCU_OPTIONS METRICS`: builds $here/NAME.cu, writes
+# OUTDIR/${gpu}_NAME_env.txt (the header, driver, clocks and the ncu version), runs it under
+# Nsight Compute with NCU_OPTIONS (kernel filter, cache control) reading METRICS into
+# OUTDIR/${gpu}_NAME_ncu.csv (one row per metric and launch, in launch order) and its own
+# lines into OUTDIR/${gpu}_NAME_raw.csv. Clocks are never locked.
+run_under_ncu() {
+  local name=$1 options=$2 metrics=$3
+  $NVCC -O3 -arch="$ARCH" -std=c++17 -o "$build/$name" "$here/$name.cu"
+  {
+    env_header "$NVCC -O3 -arch=$ARCH -std=c++17 -o $name $name.cu"
+    nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv
+    ncu --version | tail -n 1
+  } > "$out/${gpu}_${name}_env.txt" 2>&1
+  # shellcheck disable=SC2086 # OPTIONS is a list of options
+  ncu --clock-control none $options --csv --page details --print-units base \
+    --metrics "$metrics" --log-file "$out/${gpu}_${name}_ncu.csv" "$build/$name" \
+    > "$out/${gpu}_${name}_raw.csv"
+  # ncu's connect lines name the build folder, a path of the measuring machine.
+  sed -i '/^==PROF==/d' "$out/${gpu}_${name}_ncu.csv"
+  rm -rf "$build"
+}

@@ -24,70 +24,72 @@ fn case(c: &mut Criterion, name: &str, file: &str, entry: &str, launch: ir::Laun
     });
 }
 
-fn build(c: &mut Criterion) {
-    case(
-        c,
+/// Benchmark name, PTX file, entry, grid, block and integer parameters (index, value).
+type Case = (
+    &'static str,
+    &'static str,
+    &'static str,
+    [u32; 3],
+    [u32; 3],
+    &'static [(u32, i64)],
+);
+
+const CASES: [Case; 4] = [
+    (
         "build/lud_perimeter",
         "ptx_samples/rodinia/lud.ptx",
         "_Z13lud_perimeterPfiii",
-        ir::Launch {
-            grid: [63, 1024, 1],
-            block: [32, 1, 1],
-            params: vec![
-                ("1".into(), 1024.into()),
-                ("2".into(), 0.into()),
-                ("3".into(), 1_048_576.into()),
-            ],
-        },
-    );
-    case(
-        c,
+        [63, 1024, 1],
+        [32, 1, 1],
+        &[(1, 1024), (2, 0), (3, 1_048_576)],
+    ),
+    (
         "build/hotspot",
         "ptx_samples/rodinia/hotspot.ptx",
         "_Z10hotspot_2diPKfS0_Pfiiiifffff",
-        ir::Launch {
-            grid: [342, 342, 1],
-            block: [16, 16, 1],
-            params: [(0, 2), (4, 4096), (5, 4096), (6, 2), (7, 2)]
-                .iter()
-                .map(|(i, v)| (i.to_string(), ir::ParamValue::Int(*v)))
-                .collect(),
-        },
-    );
-    case(
-        c,
+        [342, 342, 1],
+        [16, 16, 1],
+        &[(0, 2), (4, 4096), (5, 4096), (6, 2), (7, 2)],
+    ),
+    (
         "build/triton_matmul",
         "ptx_samples/heldout/triton/matmul.ptx",
         "matmul_kernel",
-        ir::Launch {
-            grid: [1024, 1, 1],
-            block: [256, 1, 1],
-            params: [
-                (3, 4096),
-                (4, 4096),
-                (5, 4096),
-                (6, 4096),
-                (7, 4096),
-                (8, 4096),
-                (9, 0),
-                (10, 0),
-            ]
-            .iter()
-            .map(|(i, v)| (i.to_string(), ir::ParamValue::Int(*v)))
-            .collect(),
-        },
-    );
-    case(
-        c,
+        [1024, 1, 1],
+        [256, 1, 1],
+        &[
+            (3, 4096),
+            (4, 4096),
+            (5, 4096),
+            (6, 4096),
+            (7, 4096),
+            (8, 4096),
+            (9, 0),
+            (10, 0),
+        ],
+    ),
+    (
         "build/long_loop_1e6",
         "ptx_samples/sm_90/long_loop.ptx",
         "_Z15long_loop_paramPfffi",
-        ir::Launch {
-            grid: [1, 1, 1],
-            block: [32, 1, 1],
-            params: vec![("3".into(), 1_000_000.into())],
-        },
-    );
+        [1, 1, 1],
+        [32, 1, 1],
+        &[(3, 1_000_000)],
+    ),
+];
+
+fn build(c: &mut Criterion) {
+    for (name, file, entry, grid, block, params) in CASES {
+        let launch = ir::Launch {
+            grid,
+            block,
+            params: params
+                .iter()
+                .map(|(i, v)| (i.to_string(), ir::ParamValue::Int(*v)))
+                .collect(),
+        };
+        case(c, name, file, entry, launch);
+    }
 }
 
 criterion_group!(benches, build);
