@@ -212,11 +212,18 @@ pub fn build(
         Some(s) => &s.short,
         None => trips,
     };
-    // What the walks interpret: for the traces of nearby groups and for the IDGs, with warp
-    // 0's trips and the others' (they differ only where the loops are split).
-    let slices = [slice::Reads::Trace, slice::Reads::Idg]
-        .map(|reads| [0, 1].map(|w| slice::Slice::of(kernel, trips_of(w), reads)));
-    let slice_of = |reads: slice::Reads, w: u32| &slices[reads as usize][usize::from(w > 0)];
+    // What the walks interpret, for the traces of nearby groups and for the IDGs: with warp
+    // 0's trips and with the others', where the loops are split.
+    let slices: Vec<[slice::Slice; 2]> = match &split {
+        Some(s) => vec![
+            slice::Slice::both(kernel, &s.long),
+            slice::Slice::both(kernel, &s.short),
+        ],
+        None => vec![slice::Slice::both(kernel, trips)],
+    };
+    let slice_of = |reads: slice::Reads, w: u32| {
+        &slices[usize::from(w > 0).min(slices.len() - 1)][reads as usize]
+    };
     // The assumption for warp `w`'s branches on unknown data.
     let policy_of = |w: u32| match opts.mix {
         Some(m) if w < m.first_warps => m.first,
@@ -266,7 +273,6 @@ pub fn build(
                         opts.max_idg_nodes.saturating_sub(kept),
                         slice_of(slice::Reads::Trace, w),
                     )
-                    .trace_only()
                     .run()?;
                     set.extend(out.loads.into_iter().flat_map(|(_, s)| s));
                 }
@@ -302,7 +308,6 @@ pub fn build(
                         warp::Peers::default(),
                         slice::Reads::Trace,
                     )
-                    .trace_only()
                     .run()
                     .map(|o| o.loads)
                 })

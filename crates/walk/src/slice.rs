@@ -13,9 +13,11 @@
 
 use ir::{AddrBase, Kernel, Operand, RegId, Term, TripRule, Trips};
 
-/// Which instructions a walk interprets, by instruction index.
+/// Which instructions a walk interprets, by instruction index, and what the walk reads: a
+/// walk given a [`Reads::Trace`] slice records its loads only.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Slice {
+    reads: Reads,
     needed: Vec<bool>,
 }
 
@@ -28,24 +30,70 @@ pub(crate) enum Reads {
     Idg,
 }
 
+/// The backward closure over the kernel's definitions: registers seeded or reached, and the
+/// instructions that define one of them.
+struct Closure<'k> {
+    kernel: &'k Kernel,
+    defs_of: Vec<Vec<usize>>,
+    in_slice: Vec<bool>,
+    work: Vec<RegId>,
+    needed: Vec<bool>,
+}
+
+impl<'k> Closure<'k> {
+    fn new(kernel: &'k Kernel) -> Self {
+        let mut defs_of: Vec<Vec<usize>> = vec![Vec::new(); kernel.regs.len()];
+        for (i, inst) in kernel.insts.iter().enumerate() {
+            for r in inst.defs() {
+                defs_of[r.index()].push(i);
+            }
+        }
+        Closure {
+            kernel,
+            defs_of,
+            in_slice: vec![false; kernel.regs.len()],
+            work: Vec::new(),
+            needed: vec![false; kernel.insts.len()],
+        }
+    }
+
+    fn add(&mut self, r: RegId) {
+        if !self.in_slice[r.index()] {
+            self.in_slice[r.index()] = true;
+            self.work.push(r);
+        }
+    }
+
+    /// Marks every definition of a register reached, and adds what it reads.
+    fn close(&mut self) {
+        while let Some(r) = self.work.pop() {
+            for k in 0..self.defs_of[r.index()].len() {
+                let i = self.defs_of[r.index()][k];
+                if self.needed[i] {
+                    continue;
+                }
+                self.needed[i] = true;
+                // The guard too: whether (and, when unknown, what) the instruction writes.
+                for u in self.kernel.insts[i].uses() {
+                    self.add(u);
+                }
+            }
+        }
+    }
+}
+
 impl Slice {
-    /// The slice of `kernel` for a walk that reads `reads`, with the trip rules of `trips`.
-    pub(crate) fn of(kernel: &Kernel, trips: &Trips, reads: Reads) -> Slice {
-        let mut in_slice = vec![false; kernel.regs.len()];
-        let mut work: Vec<RegId> = Vec::new();
-        let mut add = |r: RegId, work: &mut Vec<RegId>| {
-            if !in_slice[r.index()] {
-                in_slice[r.index()] = true;
-                work.push(r);
-            }
-        };
+    /// The slices of `kernel` for a trace and for an IDG walk, with the trip rules of
+    /// `trips`. An IDG walk reads what a trace reads and every instruction's guard, so its
+    /// closure goes on from the trace's.
+    pub(crate) fn both(kernel: &Kernel, trips: &Trips) -> [Slice; 2] {
+        let mut c = Closure::new(kernel);
         for inst in &kernel.insts {
-            let memory = inst.op.is_memory();
-            if let Some(g) = inst.guard.filter(|_| memory || reads == Reads::Idg) {
-                add(g.pred, &mut work);
-            }
-            if !memory {
+            if !inst.op.is_memory() {
                 continue;
+            }
+            if let Some(g) = inst.guard {
+                c.add(g.pred);
             }
             for o in &inst.operands {
                 if let Operand::Addr {
@@ -53,47 +101,50 @@ impl Slice {
                     ..
                 } = o
                 {
-                    add(*r, &mut work);
+                    c.add(*r);
                 }
             }
         }
         for block in &kernel.blocks {
             match &block.term {
-                Term::Cond { guard, .. } => add(guard.pred, &mut work),
-                Term::Switch { index, .. } => add(*index, &mut work),
+                Term::Cond { guard, .. } => c.add(guard.pred),
+                Term::Switch { index, .. } => c.add(*index),
                 Term::Goto(_) | Term::Exit => {}
             }
         }
         for trip in &trips.loops {
             if let TripRule::Induction(iv) = &trip.rule {
-                add(iv.iv, &mut work);
+                c.add(iv.iv);
                 for o in iv.symbol.iter().chain(std::iter::once(&iv.bound)) {
                     if let Operand::Reg(r) | Operand::NotPred(r) = o {
-                        add(*r, &mut work);
+                        c.add(*r);
                     }
                 }
             }
         }
-        let mut defs_of: Vec<Vec<usize>> = vec![Vec::new(); kernel.regs.len()];
-        for (i, inst) in kernel.insts.iter().enumerate() {
-            for r in inst.defs() {
-                defs_of[r.index()].push(i);
+        c.close();
+        let trace = Slice {
+            reads: Reads::Trace,
+            needed: c.needed.clone(),
+        };
+        for inst in &kernel.insts {
+            if let Some(g) = inst.guard {
+                c.add(g.pred);
             }
         }
-        let mut needed = vec![false; kernel.insts.len()];
-        while let Some(r) = work.pop() {
-            for &i in &defs_of[r.index()] {
-                if needed[i] {
-                    continue;
-                }
-                needed[i] = true;
-                // The guard too: whether (and, when unknown, what) the instruction writes.
-                for u in kernel.insts[i].uses() {
-                    add(u, &mut work);
-                }
-            }
-        }
-        Slice { needed }
+        c.close();
+        [
+            trace,
+            Slice {
+                reads: Reads::Idg,
+                needed: c.needed,
+            },
+        ]
+    }
+
+    /// What the walk given this slice reads.
+    pub(crate) fn reads(&self) -> Reads {
+        self.reads
     }
 
     /// Whether the instruction of index `i` must be interpreted.
@@ -108,9 +159,10 @@ mod tests {
     use crate::warp::{Peers, WarpWalk};
     use crate::Options;
 
-    /// Every instruction interpreted: what a trace walk did before it had a slice.
-    fn everything(kernel: &Kernel) -> Slice {
+    /// Every instruction interpreted: what a walk did before it had a slice.
+    fn everything(kernel: &Kernel, reads: Reads) -> Slice {
         Slice {
+            reads,
             needed: vec![true; kernel.insts.len()],
         }
     }
@@ -164,12 +216,11 @@ mod tests {
                     continue;
                 };
                 let opts = Options::default();
-                let full = everything(&kernel);
-                for (k, reads) in [Reads::Trace, Reads::Idg].into_iter().enumerate() {
-                    let sliced = Slice::of(&kernel, &trips, reads);
+                for (k, sliced) in Slice::both(&kernel, &trips).into_iter().enumerate() {
+                    let full = everything(&kernel, sliced.reads);
                     for w in 0..4 {
                         let run = |slice| {
-                            let walk = WarpWalk::new(
+                            WarpWalk::new(
                                 &kernel,
                                 &an,
                                 &trips,
@@ -179,14 +230,10 @@ mod tests {
                                 Peers::default(),
                                 opts.max_idg_nodes,
                                 slice,
-                            );
-                            let walk = match reads {
-                                Reads::Trace => walk.trace_only(),
-                                Reads::Idg => walk,
-                            };
-                            walk.run()
-                                .map(|o| (o.idg, o.loads, o.unknown_branches, o.divergent_branches))
-                                .ok()
+                            )
+                            .run()
+                            .map(|o| (o.idg, o.loads, o.unknown_branches, o.divergent_branches))
+                            .ok()
                         };
                         let expected = run(&full);
                         assert_eq!(run(&sliced), expected, "{} warp {w}", f.name);

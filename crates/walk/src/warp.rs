@@ -37,7 +37,7 @@ use ptx::ast::{Flag, Opcode, StateSpace};
 
 use crate::pattern::{self, Sector};
 use crate::recency::{Counts, Recency};
-use crate::slice::Slice;
+use crate::slice::{Reads, Slice};
 use crate::{Options, UnknownBranch, WalkError};
 
 /// The global loads a warp issued, in order: PTX line and sectors (empty when some lane's
@@ -124,11 +124,8 @@ pub(crate) struct WarpWalk<'a, 'l> {
     /// group load anywhere on their paths (`Peers::sibling_sectors`), and those of the
     /// earlier groups (`Peers::earlier`).
     nearby: Option<(&'a HashSet<Sector>, Option<&'a HashSet<Sector>>)>,
-    /// Only the global loads' trace is wanted (a walk another group compares its loads
-    /// with): no IDG is built.
-    trace_only: bool,
-    /// The instructions whose results the walk reads ([`Slice::of`] the kernel, the trips
-    /// and what this walk reads); the others are counted, not interpreted.
+    /// The instructions whose results the walk reads ([`Slice::both`] of the kernel and the
+    /// trips); the others are counted, not interpreted. A trace slice makes a trace-only walk.
     slice: &'a Slice,
 }
 
@@ -191,22 +188,20 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             neighbours: peers.neighbours,
             siblings: peers.siblings,
             nearby: peers.sibling_sectors.map(|own| (own, peers.earlier)),
-            trace_only: false,
             slice,
         }
     }
 
-    /// The walk records the warp's global loads only (`WarpOutcome::loads`; its IDG is
-    /// empty): what another group's walk compares its own loads with.
-    pub(crate) fn trace_only(mut self) -> Self {
-        self.trace_only = true;
-        self
+    /// Whether the walk records the warp's global loads only (`WarpOutcome::loads`; its IDG is
+    /// empty): what another group's walk compares its own loads with. Its slice says so.
+    fn trace_only(&self) -> bool {
+        self.slice.reads() == Reads::Trace
     }
 
     pub(crate) fn run(mut self) -> Result<WarpOutcome, WalkError> {
         let mask = self.warp.full_mask();
         self.walk(self.kernel.cfg.entry(), mask, &[])?;
-        let idg = if self.trace_only {
+        let idg = if self.trace_only() {
             idg::Idg::default()
         } else {
             let mut idg = self.b.finish().map_err(WalkError::Idg)?;
@@ -521,7 +516,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
     /// Emits the node of one instruction executed by the warp and steps the active lanes.
     fn emit(&mut self, i: InstId, mask: u32) {
         let inst = self.kernel.inst(i);
-        if self.trace_only {
+        if self.trace_only() {
             if inst.op.is_memory() {
                 let g = self.warp.eval_guard(inst.guard, mask);
                 self.trace_load(inst, g.taken | g.unknown);
@@ -690,11 +685,11 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
         }
     }
 
-    /// A trace-only walk's part of [`Self::emit`]: the sectors of a global load, in the
-    /// order and with the addresses a full walk's `loads` gets them.
+    /// A trace-only walk's part of [`Self::emit`] for a memory instruction: the sectors of a
+    /// global load, in the order and with the addresses a full walk's `loads` gets them.
     fn trace_load(&mut self, inst: &Inst, executing: u32) {
         let op = &inst.op;
-        if !op.is_memory() || op.is_store() || op.is_atomic() {
+        if op.is_store() || op.is_atomic() {
             return;
         }
         let (space, bytes, addr) = access(self.kernel, inst);
