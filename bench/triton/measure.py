@@ -1,7 +1,8 @@
 """Measures every configuration of kernels.py on the GPU (triton.testing.do_bench, median of
 repeated launches with the L2 flushed before each) and writes measured.csv row by row, so an
 interrupted run keeps what it measured. Run on the H100: python3 measure.py OUT_DIR [MODULE]
-(MODULE: kernels, the default, or llm_kernels, written to measured_llm_kernels.csv)."""
+(MODULE: kernels, the default, llm_kernels or thirdparty_kernels, written to
+measured_MODULE.csv; a module's own `key` names its configurations)."""
 
 import csv
 import os
@@ -31,6 +32,7 @@ def out_name(module):
 
 def main(out_dir, module="kernels"):
     kernels = importlib.import_module(module)
+    name_of = getattr(kernels, "key", key)
     torch.manual_seed(0)
     path = os.path.join(out_dir, out_name(module))
     with open(path, "w", newline="") as f:
@@ -43,11 +45,11 @@ def main(out_dir, module="kernels"):
                     k = fn[grid](*args, **meta)
                     ms = triton.testing.do_bench(lambda: fn[grid](*args, **meta), warmup=5,
                                                  rep=25, return_mode="median")
-                    w.writerow([name, key(c), f"{1000 * ms:.3f}", k.n_regs, k.metadata.shared, ""])
+                    w.writerow([name, name_of(c), f"{1000 * ms:.3f}", k.n_regs, k.metadata.shared, ""])
                 except Exception as e:  # noqa: BLE001 - recorded, the sweep goes on
-                    w.writerow([name, key(c), "", "", "", f"{type(e).__name__}: {e}"[:200]])
+                    w.writerow([name, name_of(c), "", "", "", f"{type(e).__name__}: {e}"[:200]])
                 f.flush()
-                print(name, key(c), flush=True)
+                print(name, name_of(c), flush=True)
     print(torch.cuda.get_device_name(), triton.__version__, torch.__version__)
 
 

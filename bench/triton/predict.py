@@ -1,7 +1,9 @@
 """Predicts every configuration of kernels.py with ptx2idg.triton (no GPU) and writes
 predicted.csv; with measured.csv beside it, prints Spearman's rho and the top-1 regret.
 `--kernels llm_kernels` does the same for llm_kernels.py (predicted_llm_kernels.csv against
-measured_llm_kernels.csv); `--report` only prints the table."""
+measured_llm_kernels.csv, and `--kernels thirdparty_kernels` for thirdparty_kernels.py);
+`--gpu PROFILE` predicts for another bundled profile than hopper-h100; `--report` only prints
+the table."""
 
 import csv
 import os
@@ -45,14 +47,15 @@ def names(module):
     return f"predicted_{module}.csv", f"measured_{module}.csv"
 
 
-def predict(module):
+def predict(module, gpu):
     kernels = importlib.import_module(module)
     from kernels import key
 
+    key = getattr(kernels, "key", key)
     rows = []
     for name, fn, configs, args, grid in kernels.cases(lambda shape, dt: "*" + dt):
         t = time.time()
-        for r in pt.rank(fn, configs, *args, grid=grid):
+        for r in pt.rank(fn, configs, *args, grid=grid, gpu=gpu):
             rows.append({"kernel": name, "config": key(r.config), "predicted_us": r.time_us,
                          "regs": r.regs, "spill_bytes": r.spill_bytes, "shared": r.shared, "error": r.error or ""})
         print(f"{name}: {len(configs)} configs predicted in {time.time() - t:.1f} s",
@@ -94,7 +97,8 @@ def report(module):
 
 if __name__ == "__main__":
     module = sys.argv[sys.argv.index("--kernels") + 1] if "--kernels" in sys.argv else "kernels"
+    gpu = sys.argv[sys.argv.index("--gpu") + 1] if "--gpu" in sys.argv else "hopper-h100"
     if "--report" not in sys.argv:
-        predict(module)
+        predict(module, gpu)
     if os.path.exists(os.path.join(HERE, names(module)[1])):
         report(module)
