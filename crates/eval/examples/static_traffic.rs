@@ -85,8 +85,7 @@ fn main() {
         }
         // Sectors per load request over the loads of known address, weighted by executions.
         let (mut known, mut sectors, mut unknown) = (0.0, 0.0, 0.0);
-        for class in &g.idgs.classes {
-            let warps = class.warps.len() as f64;
+        for (class, &warps) in g.idgs.classes.iter().zip(&g.idgs.class_weights()) {
             idg::counts::for_each_execution(&class.idg, &mut |id, runs| {
                 let node = class.idg.node(id);
                 let Some(m) = node.mem else { return };

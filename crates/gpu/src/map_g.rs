@@ -597,8 +597,7 @@ fn known_sectors(node: &Node, m: &MemAccess) -> Option<u64> {
 fn attribute_sectors(idgs: &KernelIdgs, gpu: &GpuProfile, u: Usable) -> Usable {
     // (all requests, requests of unknown address, known sectors in thousandths), loads then stores.
     let mut tally = [(0.0f64, 0.0f64, 0.0f64); 2];
-    for wc in &idgs.classes {
-        let warps = wc.warps.len() as f64;
+    for (wc, &warps) in idgs.classes.iter().zip(&idgs.class_weights()) {
         idg::counts::for_each_execution(&wc.idg, &mut |id, runs| {
             let node = wc.idg.node(id);
             let Some(m) = node.mem else { return };
@@ -658,8 +657,7 @@ fn attribute_l1(idgs: &KernelIdgs, gpu: &GpuProfile, u: Usable) -> Usable {
     let (mut all, mut uniform, mut seen, mut siblings) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
     let mut unknown = 0.0f64;
     let mut lines: BTreeMap<u32, (f64, f64)> = BTreeMap::new();
-    for wc in &idgs.classes {
-        let warps = wc.warps.len() as f64;
+    for (wc, &warps) in idgs.classes.iter().zip(&idgs.class_weights()) {
         idg::counts::for_each_execution(&wc.idg, &mut |id, runs| {
             let node = wc.idg.node(id);
             let Some(m) = node.mem else { return };

@@ -141,10 +141,11 @@ pub fn kernel_counts_lowered(
 ) -> Counts {
     let mut sum = Counts::default();
     let mut warps = 0.0;
+    let weights = idgs.class_weights();
     for (i, class) in idgs.classes.iter().enumerate() {
         let d = divergent.and_then(|d| d.get(i)).copied().unwrap_or(0);
         let c = idg_counts_lowered(&class.idg, d, lowered);
-        let w = class.warps.len() as f64;
+        let w = weights[i];
         for (s, v) in sum.0.iter_mut().zip(c.0) {
             *s += w * v;
         }

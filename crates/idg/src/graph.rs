@@ -44,6 +44,31 @@ impl Idg {
         &self.resources[id.index()]
     }
 
+    /// Whether `other` runs the same path with the same lanes and accesses: equal apart from
+    /// what a walk learns from other warps' loads (a load's `reuse`, and the sectors its
+    /// group's earlier warps or nearby groups load). Two groups whose warps compare so run
+    /// alike wherever their data is found.
+    pub fn same_path(&self, other: &Idg) -> bool {
+        fn own(n: &Node) -> Node {
+            let mut n = n.clone();
+            if let Some(m) = n.mem.as_mut() {
+                m.reuse = None;
+                m.sibling_sectors = 0;
+                m.group_sectors = 0;
+            }
+            n
+        }
+        self.nodes.len() == other.nodes.len()
+            && self.body == other.body
+            && self.loops == other.loops
+            && self.resources == other.resources
+            && self
+                .nodes
+                .iter()
+                .zip(&other.nodes)
+                .all(|(a, b)| own(a) == own(b))
+    }
+
     /// Dynamic (unrolled) instruction count, computed in closed form over the tree.
     pub fn instruction_count(&self) -> u64 {
         fn count(items: &[Item]) -> u64 {

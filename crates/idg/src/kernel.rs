@@ -27,7 +27,7 @@ pub struct KernelIdgs {
     pub block: [u32; 3],
     pub warps_per_group: u32,
     /// Linear ids of the work groups whose warps were walked, ascending. Groups not listed run
-    /// the classes of the first built group.
+    /// the classes of a walked group in the same place of the grid ([`GroupMap`]).
     pub groups_built: Vec<u64>,
     pub classes: Vec<WarpClass>,
     /// The warps of a group take their classes in a rotated order, chosen per group by the
@@ -57,17 +57,40 @@ impl KernelIdgs {
         &self.classes[id.index()]
     }
 
-    /// The class of each warp of `group`, in warp order. Groups that were not walked reuse the
-    /// first walked group; the caller chose which groups to walk (`--groups`).
+    /// The class of each warp of `group`, in warp order: those of the walked group it runs as
+    /// ([`GroupMap::representative`]); the caller chose which groups to walk (`--groups`).
+    /// Builds the map; a caller asking for many groups keeps one [`GroupMap`] instead.
     pub fn classes_for_group(&self, group: u64) -> Vec<ClassId> {
-        let built = if self.groups_built.binary_search(&group).is_ok() {
-            group
-        } else {
-            self.groups_built.first().copied().unwrap_or(0)
-        };
+        self.classes_of_walked(GroupMap::new(self).representative(group))
+    }
+
+    /// The class of each warp of walked group `built`, in warp order.
+    pub fn classes_of_walked(&self, built: u64) -> Vec<ClassId> {
         let first = built * u64::from(self.warps_per_group);
         (0..u64::from(self.warps_per_group))
             .map(|w| self.class_of_warp(first + w).unwrap_or(ClassId(0)))
+            .collect()
+    }
+
+    /// Per class, how many of the grid's warps it stands for, in units of walked warps: the
+    /// sum of its warps' [`GroupMap::weights`]. With one walked group, or every group walked,
+    /// each class's count of walked warps.
+    pub fn class_weights(&self) -> Vec<f64> {
+        let map = GroupMap::new(self);
+        let weights = map.weights();
+        let wpg = u64::from(self.warps_per_group.max(1));
+        self.classes
+            .iter()
+            .map(|c| {
+                c.warps
+                    .iter()
+                    .map(|&w| {
+                        self.groups_built
+                            .binary_search(&(w / wpg))
+                            .map_or(0.0, |i| weights[i])
+                    })
+                    .sum()
+            })
             .collect()
     }
 
@@ -140,5 +163,176 @@ impl KernelIdgs {
             serde_json::from_str(text).map_err(|e| IdgError::Json(e.to_string()))?;
         k.validate()?;
         Ok(k)
+    }
+}
+
+/// Where a group lies along one grid dimension: its first group, its last, the only one, or
+/// between. Groups at the edges of a grid are where launch-decided bounds differ (a partial
+/// tile, a stencil's border), so a group runs as a walked group with its edges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Edge {
+    Only,
+    First,
+    Between,
+    Last,
+}
+
+impl Edge {
+    fn of(coord: u64, extent: u64) -> Edge {
+        match (coord == 0, coord + 1 >= extent) {
+            (true, true) => Edge::Only,
+            (true, false) => Edge::First,
+            (false, true) => Edge::Last,
+            (false, false) => Edge::Between,
+        }
+    }
+
+    /// The edges a dimension of `extent` groups has, with how many groups lie at each.
+    fn all(extent: u64) -> Vec<(Edge, u64)> {
+        match extent {
+            0 | 1 => vec![(Edge::Only, 1)],
+            2 => vec![(Edge::First, 1), (Edge::Last, 1)],
+            n => vec![(Edge::First, 1), (Edge::Between, n - 2), (Edge::Last, 1)],
+        }
+    }
+}
+
+/// A group's edges in x, y and z.
+pub type Edges = [Edge; 3];
+
+/// Which walked group each group of the grid runs as: itself if walked; else the first walked
+/// group with its edges ([`Edges`]); else the first walked group whose edges differ from its
+/// own in the fewest dimensions. With one walked group every group runs as it.
+#[derive(Debug, Clone)]
+pub struct GroupMap {
+    grid: [u64; 3],
+    walked: Vec<u64>,
+    /// (edges, the walked group groups with those edges run as), for every edge combination
+    /// of the grid.
+    by_edges: Vec<(Edges, u64, u64)>,
+}
+
+impl GroupMap {
+    pub fn new(k: &KernelIdgs) -> GroupMap {
+        let grid = k.grid.map(|d| u64::from(d.max(1)));
+        let walked = k.groups_built.clone();
+        let edges_of = |g: u64| -> Edges { edges_in(grid, g) };
+        let walked_edges: Vec<Edges> = walked.iter().map(|&g| edges_of(g)).collect();
+        let mut by_edges = Vec::new();
+        for (ex, nx) in Edge::all(grid[0]) {
+            for (ey, ny) in Edge::all(grid[1]) {
+                for (ez, nz) in Edge::all(grid[2]) {
+                    let e = [ex, ey, ez];
+                    let differ = |w: &Edges| w.iter().zip(&e).filter(|(a, b)| a != b).count();
+                    let rep = walked_edges
+                        .iter()
+                        .zip(&walked)
+                        .min_by_key(|(w, &g)| (differ(w), g))
+                        .map_or(0, |(_, &g)| g);
+                    by_edges.push((e, rep, nx * ny * nz));
+                }
+            }
+        }
+        GroupMap {
+            grid,
+            walked,
+            by_edges,
+        }
+    }
+
+    /// The walked group `group` runs as.
+    pub fn representative(&self, group: u64) -> u64 {
+        if self.walked.binary_search(&group).is_ok() {
+            return group;
+        }
+        let e = edges_in(self.grid, group);
+        self.by_edges
+            .iter()
+            .find(|(x, ..)| *x == e)
+            .map_or(0, |&(_, rep, _)| rep)
+    }
+
+    /// How many of the grid's groups each walked group (in `groups_built` order) stands for:
+    /// itself, and, where it represents its edges, every group with those edges that was not
+    /// walked. Scaled so that the weights sum to the number of walked groups (each is 1 when
+    /// one group, or every group, was walked).
+    pub fn weights(&self) -> Vec<f64> {
+        let mut raw = vec![1u64; self.walked.len()];
+        let walked_edges: Vec<Edges> =
+            self.walked.iter().map(|&g| edges_in(self.grid, g)).collect();
+        for &(e, rep, count) in &self.by_edges {
+            let walked_here = walked_edges.iter().filter(|w| **w == e).count() as u64;
+            if let Ok(i) = self.walked.binary_search(&rep) {
+                raw[i] += count.saturating_sub(walked_here);
+            }
+        }
+        let total: u64 = self.grid.iter().product();
+        let n = self.walked.len() as f64;
+        raw.iter().map(|&r| r as f64 * n / total as f64).collect()
+    }
+}
+
+fn edges_in(grid: [u64; 3], g: u64) -> Edges {
+    let c = [g % grid[0], (g / grid[0]) % grid[1], g / (grid[0] * grid[1])];
+    [
+        Edge::of(c[0], grid[0]),
+        Edge::of(c[1], grid[1]),
+        Edge::of(c[2], grid[2]),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn launch(grid: [u32; 3], walked: Vec<u64>) -> KernelIdgs {
+        KernelIdgs {
+            schema_version: SCHEMA_VERSION,
+            kernel: "k".into(),
+            grid,
+            block: [32, 1, 1],
+            warps_per_group: 1,
+            classes: vec![WarpClass {
+                warps: walked.clone(),
+                idg: Idg::default(),
+            }],
+            groups_built: walked,
+            rotate_classes: false,
+        }
+    }
+
+    /// A 4 x 2 grid with its middle group (2, 1) and the group at the first row's inside
+    /// (2, 0) walked: every group of the first row runs as (2, 0), of the second as (2, 1),
+    /// and each walked group stands for one row.
+    #[test]
+    fn groups_run_as_the_walked_group_at_their_edges() {
+        let k = launch([4, 2, 1], vec![2, 6]);
+        let map = GroupMap::new(&k);
+        let reps: Vec<u64> = (0..8).map(|g| map.representative(g)).collect();
+        assert_eq!(reps, vec![2, 2, 2, 2, 6, 6, 6, 6]);
+        assert_eq!(map.weights(), vec![1.0, 1.0]);
+    }
+
+    /// One walked group stands for the whole grid; every group walked stands for itself; a
+    /// combination of edges no walked group has runs as the nearest one.
+    #[test]
+    fn one_walked_group_or_all_keep_their_weights() {
+        let one = launch([8, 8, 1], vec![36]);
+        let map = GroupMap::new(&one);
+        assert!((0..64).all(|g| map.representative(g) == 36));
+        assert_eq!(map.weights(), vec![1.0]);
+        assert_eq!(one.class_weights(), vec![1.0]);
+        let all = launch([3, 1, 1], vec![0, 1, 2]);
+        assert_eq!(GroupMap::new(&all).weights(), vec![1.0; 3]);
+        // Walked: the inside (4, 4) and the last column's inside (7, 4); the corner (7, 7)
+        // differs from (7, 4) in one dimension and from (4, 4) in two.
+        let two = launch([8, 8, 1], vec![36, 39]);
+        let map = GroupMap::new(&two);
+        assert_eq!(map.representative(63), 39);
+        assert_eq!(map.representative(0), 36);
+        // (7, 4) stands for the 6 groups between the corners of the last column and its two
+        // corners; (4, 4) for the other 56.
+        let w = map.weights();
+        assert_eq!(w, vec![56.0 * 2.0 / 64.0, 8.0 * 2.0 / 64.0]);
     }
 }

@@ -57,10 +57,10 @@ pub fn summary(k: &KernelIdgs) -> String {
         counted(k.groups_built.len(), "group", &k.groups_built),
         k.classes.len(),
         if k.classes.len() == 1 { "" } else { "es" },
-        if (k.groups_built.len() as u64) < k.total_groups() {
-            " (the other groups run the classes of the first walked)"
-        } else {
-            ""
+        match (k.groups_built.len(), (k.groups_built.len() as u64) < k.total_groups()) {
+            (_, false) => "",
+            (1, true) => " (the other groups run the classes of the first walked)",
+            (_, true) => " (the other groups run the classes of the walked group at the same grid edges)",
         },
     );
     for (i, c) in k.classes.iter().enumerate() {

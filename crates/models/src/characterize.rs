@@ -155,18 +155,20 @@ impl KernelCharacterization {
             .sum()
     }
 
-    /// Characterizes the class with the most warps (the first on ties), GPUMech's "most
-    /// representative warp"; `timings[c]` belongs to class `c`.
+    /// Characterizes the class that stands for the most warps of the grid
+    /// (`KernelIdgs::class_weights`, the first on ties), GPUMech's "most representative warp";
+    /// `timings[c]` belongs to class `c`.
     pub fn from_kernel(
         kernel: &KernelIdgs,
         timings: &[ClassTiming],
         issue_limit: f64,
     ) -> Result<Self, ModelError> {
+        let weights = kernel.class_weights();
         let (index, class) = kernel
             .classes
             .iter()
             .enumerate()
-            .max_by(|(ia, a), (ib, b)| a.warps.len().cmp(&b.warps.len()).then(ib.cmp(ia)))
+            .max_by(|(ia, _), (ib, _)| weights[*ia].total_cmp(&weights[*ib]).then(ib.cmp(ia)))
             .ok_or(ModelError::NoClasses)?;
         let timing = timings.get(index).ok_or(ModelError::MissingTiming {
             class: index as u32,

@@ -396,8 +396,8 @@ pub fn count_properties(idgs: &KernelIdgs) -> PropertyCounts {
     let mut out = PropertyCounts::default();
     let walked = idgs.groups_built.len().max(1) as f64;
     let scale = idgs.total_groups() as f64 / walked;
-    for class in &idgs.classes {
-        let warps = class.warps.len() as f64;
+    let weights = idgs.class_weights();
+    for (class, &warps) in idgs.classes.iter().zip(&weights) {
         for (p, v) in count_idg(&class.idg).0 {
             out.add(p, v * warps * scale);
         }

@@ -116,6 +116,7 @@ fn launch_totals<const N: usize>(
     mut per_node: impl FnMut(usize, NodeId) -> [f64; N],
 ) -> Option<[f64; N]> {
     let (mut sum, mut walked) = ([0.0; N], 0.0);
+    let weights = kernel.class_weights();
     for (c, class) in kernel.classes.iter().enumerate() {
         let mut per_warp = [0.0; N];
         idg::counts::for_each_execution(&class.idg, &mut |id, runs| {
@@ -125,7 +126,11 @@ fn launch_totals<const N: usize>(
                 }
             }
         });
-        let w = class.warps.len().max(1) as f64;
+        let w = if class.warps.is_empty() {
+            1.0
+        } else {
+            weights[c]
+        };
         for (s, p) in sum.iter_mut().zip(per_warp) {
             *s += w * p;
         }

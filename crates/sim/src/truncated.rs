@@ -25,7 +25,7 @@
 //! fewer than [`MIN_INSTRUCTIONS`] instructions, or with a loop whose count differs between
 //! its warps ([`even_loops`]), is simulated whole.
 
-use idg::{Item, KernelIdgs};
+use idg::{GroupMap, Item, KernelIdgs};
 
 use crate::config::{ExecConfig, Hardware, SimOptions};
 use crate::cost::ClassCosts;
@@ -100,28 +100,34 @@ fn core_instructions(kernel: &KernelIdgs, exec: &ExecConfig) -> u64 {
         .iter()
         .map(|c| c.idg.instruction_count())
         .collect();
-    let group_sum = |global: u64| -> u64 {
+    let group_sum = |built: u64| -> u64 {
         kernel
-            .classes_for_group(global)
+            .classes_of_walked(built)
             .iter()
             .map(|c| per_class[c.index()])
             .fold(0u64, u64::saturating_add)
     };
     let sm = u64::from(exec.sm_count.max(1));
     let groups = exec.groups_per_core();
-    // Groups that were not walked run the classes of the first walked one.
-    let walked: Vec<u64> = kernel
-        .groups_built
-        .iter()
-        .copied()
-        .filter(|g| g % sm == 0 && g / sm < groups)
-        .collect();
-    let first = group_sum(kernel.groups_built.first().copied().unwrap_or(0));
-    let rest = (groups - walked.len() as u64).saturating_mul(first);
-    walked
-        .iter()
-        .map(|&g| group_sum(g))
-        .fold(rest, u64::saturating_add)
+    if kernel.groups_built.len() <= 1 {
+        return groups.saturating_mul(group_sum(kernel.groups_built.first().copied().unwrap_or(0)));
+    }
+    // Core 0 runs every SM-count-th group, each as the walked group the map gives.
+    let map = GroupMap::new(kernel);
+    let mut sums: Vec<(u64, u64)> = Vec::new();
+    (0..groups)
+        .map(|i| {
+            let rep = map.representative(i * sm);
+            match sums.iter().find(|(r, _)| *r == rep) {
+                Some(&(_, s)) => s,
+                None => {
+                    let s = group_sum(rep);
+                    sums.push((rep, s));
+                    s
+                }
+            }
+        })
+        .fold(0u64, u64::saturating_add)
 }
 
 /// The core's outcome extrapolated from three runs with its long loops cut; None where it

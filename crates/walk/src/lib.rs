@@ -18,7 +18,7 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 
-use idg::{KernelIdgs, WarpClass, SCHEMA_VERSION};
+use idg::{Idg, KernelIdgs, WarpClass, SCHEMA_VERSION};
 use ir::{Analysis, BoundLaunch, Kernel, Trips, WarpState};
 
 pub use front::{front_end, front_end_fitted, FrontEnd, FrontError};
@@ -174,6 +174,42 @@ fn earlier_groups(g: u64, grid: [u32; 3]) -> Vec<u64> {
     v
 }
 
+/// Smallest share of a grid's groups that one combination of edges (first, last or between
+/// in each dimension, `idg::Edges`) must stand for to be walked apart from the middle group:
+/// smaller ones add at most that share of the launch's work to a kind it may differ from, and
+/// walking them would multiply the cost of building the IDGs of any large 2-D or 3-D grid.
+pub const MIN_EDGE_SHARE: f64 = 1.0 / 64.0;
+
+/// One group for every combination of edges of `grid` other than `middle`'s that stands for at
+/// least [`MIN_EDGE_SHARE`] of its groups: first or last coordinate where an edge is taken,
+/// the middle one elsewhere. In launch order.
+fn edge_groups(grid: [u32; 3], middle: u64) -> Vec<u64> {
+    let n = grid.map(|d| u64::from(d.max(1)));
+    let total: u64 = n.iter().product();
+    let mid = [n[0] / 2, n[1] / 2, n[2] / 2];
+    // Per dimension: (coordinate, groups with that edge).
+    let choices = |d: usize| -> Vec<(u64, u64)> {
+        match n[d] {
+            1 => vec![(0, 1)],
+            2 => vec![(0, 1), (1, 1)],
+            m => vec![(0, 1), (mid[d], m - 2), (m - 1, 1)],
+        }
+    };
+    let mut out = Vec::new();
+    for (x, cx) in choices(0) {
+        for (y, cy) in choices(1) {
+            for (z, cz) in choices(2) {
+                let g = x + n[0] * (y + n[1] * z);
+                if g != middle && (cx * cy * cz) as f64 >= MIN_EDGE_SHARE * total as f64 {
+                    out.push(g);
+                }
+            }
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
 /// Most groups one walk takes (`--groups all` or a count): 65 536 took about 30 s.
 pub const WALKED_GROUPS_LIMIT: u64 = 4_096;
 
@@ -236,7 +272,9 @@ pub fn build(
     let mut divergent: Vec<u64> = Vec::new();
     // Template nodes of the classes kept so far, against `opts.max_idg_nodes`.
     let mut kept = 0u64;
-    for &g in &groups {
+    // Walks every warp of group `g` and files its IDG under its class; returns each warp's
+    // class and IDG.
+    let mut walk_group = |g: u64| -> Result<Vec<(usize, Idg)>, WalkError> {
         let ctaid = launch.ctaid_of(g);
         // Groups near this one in launch order run at the same time on a device of a few
         // dozen SMs or more: what one of them loads at the same point of its path is in L2
@@ -284,6 +322,7 @@ pub fn build(
         // The loads of the group's warps walked so far, and every sector they load.
         let mut siblings = Vec::new();
         let mut sibling_sectors: HashSet<pattern::Sector> = HashSet::new();
+        let mut idgs = Vec::with_capacity(warps_per_group as usize);
         for w in 0..warps_per_group {
             let policy = policy_of(w);
             // Warp `w` of the group at `ctaid`, compared with `peers`.
@@ -330,19 +369,74 @@ pub fn build(
             let global = g * u64::from(warps_per_group) + u64::from(w);
             let h = fingerprint(&idg);
             let slot = by_hash.entry(h).or_default();
-            match slot.iter().find(|&&c| classes[c].idg == idg) {
-                Some(&c) => classes[c].warps.push(global),
+            let class = match slot.iter().find(|&&c| classes[c].idg == idg) {
+                Some(&c) => {
+                    classes[c].warps.push(global);
+                    c
+                }
                 None => {
                     kept += idg.nodes.len() as u64;
                     slot.push(classes.len());
                     divergent.push(out.divergent_branches);
                     classes.push(WarpClass {
                         warps: vec![global],
-                        idg,
+                        idg: idg.clone(),
                     });
+                    classes.len() - 1
                 }
-            }
+            };
+            idgs.push((class, idg));
         }
+        Ok(idgs)
+    };
+    let mut walked = groups.clone();
+    // Warps of edge groups whose paths are the middle group's: (global warp, its class).
+    let mut like_middle: Vec<(u64, usize)> = Vec::new();
+    for &g in &groups {
+        let idgs = walk_group(g)?;
+        if opts.groups != Groups::Middle {
+            continue;
+        }
+        // The middle group stands for the grid's inside; a group at its edges, where
+        // launch-decided bounds may mask lanes or skip work (the partial last tile of a row,
+        // a stencil's border), stands for the groups with its edges where they are at least
+        // `MIN_EDGE_SHARE` of the grid: walked as the middle group is where its warps' paths
+        // differ from the middle group's, else running the middle group's classes.
+        for e in edge_groups(launch.grid, g) {
+            let same = (0..warps_per_group).try_fold(true, |same, w| {
+                if !same {
+                    return Ok::<bool, WalkError>(false);
+                }
+                let out = warp::WarpWalk::new(
+                    kernel,
+                    an,
+                    trips_of(w),
+                    opts,
+                    policy_of(w),
+                    WarpState::new(kernel, launch, launch.ctaid_of(e), w),
+                    warp::Peers::default(),
+                    opts.max_idg_nodes,
+                    slice_of(slice::Reads::Idg, w),
+                )
+                .run()?;
+                Ok(out.idg.same_path(&idgs[w as usize].1))
+            })?;
+            if same {
+                let first = e * u64::from(warps_per_group);
+                like_middle.extend(idgs.iter().zip(first..).map(|((c, _), w)| (w, *c)));
+            } else {
+                walk_group(e)?;
+            }
+            walked.push(e);
+        }
+    }
+    for (w, c) in like_middle {
+        classes[c].warps.push(w);
+    }
+    walked.sort_unstable();
+    // Edge groups walked after the middle one join its classes out of order.
+    for c in &mut classes {
+        c.warps.sort_unstable();
     }
     unknown.sort_unstable();
     unknown.dedup();
@@ -354,7 +448,7 @@ pub fn build(
             grid: launch.grid,
             block: launch.block,
             warps_per_group,
-            groups_built: groups,
+            groups_built: walked,
             classes,
             // The long warp is a role: rotate it over the group's warps.
             rotate_classes: !uneven.is_empty(),

@@ -97,10 +97,10 @@ fn divergence_serializes_both_sides_and_reconverges_once() {
         &Options::default(),
     );
     let k = &fe.built.idgs;
-    // The middle group (2 of 4) is walked: its warps 8..12.
+    // The middle group (2 of 4) is walked, and the grid's edges (0 and 3) run its path.
     assert_eq!(
         warps(k),
-        vec![vec![8, 9, 10, 11]],
+        vec![(0..4).chain(8..16).collect::<Vec<u64>>()],
         "one path for every warp"
     );
     assert!(fe.built.unknown_branches.is_empty());
@@ -155,8 +155,12 @@ fn classes_split_where_paths_differ_and_are_shared_where_identical() {
         &Options::default(),
     );
     let k = &fe.built.idgs;
-    // The middle group (2 of 4) is walked: its warps 8..12, split by the half-block branch.
-    assert_eq!(warps(k), vec![vec![8, 9], vec![10, 11]]);
+    // The middle group (2 of 4) is walked: its warps 8..12, split by the half-block branch;
+    // the grid's edges (0 and 3) run its paths.
+    assert_eq!(
+        warps(k),
+        vec![vec![0, 1, 8, 9, 12, 13], vec![2, 3, 10, 11, 14, 15]]
+    );
     for c in &k.classes {
         // (The guarded branch counts the lanes whose guard holds: 0 or 32.)
         let t = trace(&c.idg);
@@ -176,13 +180,18 @@ fn classes_split_where_paths_differ_and_are_shared_where_identical() {
         &[],
         &Options::default(),
     );
-    assert_eq!(warps(&fe.built.idgs), vec![vec![8, 9, 10, 11]]);
+    assert_eq!(
+        warps(&fe.built.idgs),
+        vec![(0..4).chain(8..16).collect::<Vec<u64>>()]
+    );
 }
 
 /// `block_uniform` (-G build) branches on `ctaid.x == 0`: `Groups::Middle` (the default) walks
-/// block 2 of 4, whose path every block but 0 takes; with `Groups::First` only block 0 is walked and
-/// its one class stands for every group; `Groups::All` walks the 4 blocks and finds block 0's
-/// path and the other blocks' path; `Groups::Count(2)` walks blocks 0 and 1.
+/// block 2 of 4, whose path every block but 0 takes, and the grid's edges: block 0, whose path
+/// differs, with a class of its own, and block 3, whose warps join block 2's class; with
+/// `Groups::First` only block 0 is walked and its one class stands for every group;
+/// `Groups::All` walks the 4 blocks and finds block 0's path and the other blocks' path;
+/// `Groups::Count(2)` walks blocks 0 and 1.
 #[test]
 fn groups_first_all_and_count() {
     let text = sample("debug/branches.ptx");
@@ -199,8 +208,8 @@ fn groups_first_all_and_count() {
         .idgs
     };
     let middle = run(Groups::Middle);
-    assert_eq!(middle.groups_built, vec![2]);
-    assert_eq!(warps(&middle), vec![vec![8, 9, 10, 11]]);
+    assert_eq!(middle.groups_built, vec![0, 2, 3]);
+    assert_eq!(warps(&middle), vec![(8..16).collect(), vec![0, 1, 2, 3]]);
     let first = run(Groups::First);
     assert_eq!(first.groups_built, vec![0]);
     assert_eq!(warps(&first), vec![vec![0, 1, 2, 3]]);
@@ -240,6 +249,44 @@ fn boundary_warp_gets_its_own_class() {
             .1
     };
     assert_eq!((store(0), store(1)), (32, 8));
+}
+
+/// The middle group stands for the inside of the grid, and the groups at its edges for theirs
+/// where their paths differ: `saxpy` over n = 1000 with 4 blocks of 256 threads walks block 2
+/// (the middle), block 0 (the first, whose warps run block 2's path and join its class) and
+/// block 3 (the last, whose warp 31 has 8 lanes in range). Block 1 runs as block 2, so in the
+/// launch's weights block 2 stands for two groups and the partial warp for one warp of 32.
+#[test]
+fn the_middle_group_and_the_grid_edges_whose_paths_differ() {
+    let fe = build(
+        &sample("sm_90/axpy.ptx"),
+        "_Z5saxpyifPKfPf",
+        [4, 1, 1],
+        [256, 1, 1],
+        &[("0", 1000)],
+        &Options::default(),
+    );
+    let k = &fe.built.idgs;
+    assert_eq!(k.groups_built, vec![0, 2, 3]);
+    let full: Vec<u64> = (0..8).chain(16..31).collect();
+    assert_eq!(warps(k), vec![full, vec![31]]);
+    let map = idg::GroupMap::new(k);
+    assert_eq!(
+        (0..4).map(|g| map.representative(g)).collect::<Vec<_>>(),
+        vec![0, 2, 2, 3]
+    );
+    assert_eq!(map.weights(), vec![0.75, 1.5, 0.75]);
+    assert_eq!(k.class_weights(), vec![23.25, 0.75]);
+    // A full grid of blocks (n = 1024): the edges run the middle's path, one class.
+    let even = build(
+        &sample("sm_90/axpy.ptx"),
+        "_Z5saxpyifPKfPf",
+        [4, 1, 1],
+        [256, 1, 1],
+        &[("0", 1024)],
+        &Options::default(),
+    );
+    assert_eq!(warps(&even.built.idgs), vec![(0..8).chain(16..32).collect::<Vec<u64>>()]);
 }
 
 /// A branch on loaded data: `Taken` runs only the taken side, `NotTaken` only the other, `Both`

@@ -39,7 +39,7 @@ impl From<UnknownBranch> for walk::UnknownBranch {
 /// How warps are walked; shared by every command that builds IDGs from PTX.
 #[derive(clap::Args, Debug, Clone)]
 pub struct WalkArgs {
-    /// Work groups to walk: `middle` (the central group of the grid, the middle of each dimension, which stands for all), `first`, `all`, or a count N (the first N groups).
+    /// Work groups to walk: `middle` (the central group of the grid, the middle of each dimension, which stands for the inside, and a group at each combination of the grid's edges that is at least 1/64 of its groups, docs/idg-format.md), `first`, `all`, or a count N (the first N groups).
     #[arg(long, value_name = "middle|first|all|N", default_value = "middle", value_parser = parse_groups)]
     pub groups: walk::Groups,
     /// Assumption for branches on data the launch does not decide (default: from profile
