@@ -2,7 +2,8 @@
 repeated launches with the L2 flushed before each) and writes measured.csv row by row, so an
 interrupted run keeps what it measured. Run on the H100: python3 measure.py OUT_DIR [MODULE]
 (MODULE: kernels, the default, llm_kernels or thirdparty_kernels, written to
-measured_MODULE.csv; a module's own `key` names its configurations)."""
+measured_MODULE.csv; a module's own `key` names its configurations). A third argument,
+comma-separated kernel names, measures those kernels alone."""
 
 import csv
 import os
@@ -30,8 +31,9 @@ def out_name(module):
     return "measured.csv" if module == "kernels" else f"measured_{module}.csv"
 
 
-def main(out_dir, module="kernels"):
+def main(out_dir, module="kernels", only=None):
     kernels = importlib.import_module(module)
+    wanted = set(only.split(",")) if only else None
     name_of = getattr(kernels, "key", key)
     torch.manual_seed(0)
     path = os.path.join(out_dir, out_name(module))
@@ -39,6 +41,8 @@ def main(out_dir, module="kernels"):
         w = csv.writer(f)
         w.writerow(["kernel", "config", "measured_us", "regs", "shared", "error"])
         for name, fn, configs, args, grid in kernels.cases(tensor):
+            if wanted is not None and name not in wanted:
+                continue
             for c in configs:
                 meta = dict(c.kwargs, num_warps=c.num_warps, num_stages=c.num_stages)
                 try:
@@ -54,4 +58,4 @@ def main(out_dir, module="kernels"):
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:3])
+    main(*sys.argv[1:4])

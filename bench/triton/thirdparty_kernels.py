@@ -15,7 +15,14 @@ with the tile sizes and warps its launcher would pick replaced by a grid of conf
 - `kl_div`: the row-wise KL divergence forward (`_kldiv_kernel_forward`), 2048 x 32768 fp32,
   batch-mean reduction;
 - `rms_norm_rows`: the multi-row RMS norm forward (`_block_rms_norm_forward_kernel`),
-  16384 rows of 4096 fp16, Llama casting, several rows per program.
+  16384 rows of 4096 fp16, Llama casting, several rows per program;
+- `layer_norm`: the row-per-program layer norm forward (`_layer_norm_forward_kernel`),
+  16384 rows of 5120 fp16 (a tile of 8192 or 16384 columns, partly masked);
+- `group_norm`: the group norm forward (`_group_norm_forward_kernel`), one program per
+  sample and group of a 32 x 256-channel fp32 activation of 64 x 64 pixels in 32 groups (a
+  2-D grid of 32 x 32 programs, each over 32768 values);
+- `geglu`: the tanh-approximated GeGLU forward (`_geglu_tanh_forward_kernel`), one program
+  per row of a 4096 x 14336 fp16 activation (a tile of 16384 or 32768 columns).
 
 (The two-pass softmax for wide rows, `_softmax_multi_block_forward_kernel`, was chosen first;
 liger-kernel 0.8.5's version does not compile with Triton 3.6: `tl.float32(...)` is not
@@ -28,7 +35,10 @@ import itertools
 import triton
 
 from liger_kernel.ops import cross_entropy as _ce
+from liger_kernel.ops import geglu as _gg
+from liger_kernel.ops import group_norm as _gn
 from liger_kernel.ops import kl_div as _kl
+from liger_kernel.ops import layer_norm as _ln
 from liger_kernel.ops import jsd as _jsd
 from liger_kernel.ops import rms_norm as _rms
 from liger_kernel.ops import swiglu as _sw
@@ -38,6 +48,9 @@ JSD = {"rows": 2048, "V": 32768}
 CE = {"rows": 2048, "V": 32768}
 KL = {"rows": 2048, "cols": 32768}
 RMS = {"rows": 16384, "cols": 4096}
+LN = {"rows": 16384, "cols": 5120}
+GN = {"batch": 32, "groups": 32, "channels_per_group": 8, "pixels": 64 * 64}
+GEGLU = {"rows": 4096, "cols": 14336}
 
 # Constexprs a kernel takes after its tuned ones: passed with the configuration, but not part of
 # its name.
@@ -66,6 +79,10 @@ def cases(tensors):
     cr, v = CE["rows"], CE["V"]
     kr, kc = KL["rows"], KL["cols"]
     rr, rc = RMS["rows"], RMS["cols"]
+    lr, lc = LN["rows"], LN["cols"]
+    gb, gg, gcpg = GN["batch"], GN["groups"], GN["channels_per_group"]
+    gh = gcpg * GN["pixels"]
+    er, ec = GEGLU["rows"], GEGLU["cols"]
     ce_loss = tensors((cr,), "fp32")
     return [
         ("swiglu_tiled", _sw._swiglu_forward_kernel_tiled,
@@ -100,4 +117,21 @@ def cases(tensors):
          (tensors((rr, rc), "fp16"), rc, tensors((rr, rc), "fp16"), rc, tensors((rc,), "fp16"),
           1, tensors((rr,), "fp32"), 1, rr, rc, 1e-6, 0.0, _rms._CASTING_MODE_LLAMA.value, True),
          lambda meta: (triton.cdiv(rr, meta["BLOCK_ROW"]),)),
+        ("layer_norm", _ln._layer_norm_forward_kernel,
+         grid_configs("BLOCK_SIZE", [8192, 16384], [1, 2, 4, 8, 16, 32]),
+         (tensors((lr, lc), "fp16"), lc, tensors((lr, lc), "fp16"), lc, tensors((lc,), "fp16"),
+          1, tensors((lc,), "fp16"), 1, tensors((lr,), "fp32"), 1, tensors((lr,), "fp32"), 1,
+          lc, 1e-5),
+         lambda meta: (lr,)),
+        ("group_norm", _gn._group_norm_forward_kernel,
+         grid_configs("BLOCK_SIZE", [512, 1024, 2048, 4096, 8192, 16384], [1, 2, 4, 8]),
+         (tensors((gb, gg, gh), "fp32"), gg * gh, gh, tensors((gb, gg, gh), "fp32"), gg * gh, gh,
+          tensors((gb, gg), "fp32"), gg, 1, tensors((gb, gg), "fp32"), gg, 1,
+          tensors((gg * gcpg,), "fp32"), tensors((gg * gcpg,), "fp32"), gh, gcpg, 1e-5),
+         lambda meta: (gb, gg)),
+        ("geglu", _gg._geglu_tanh_forward_kernel,
+         grid_configs("BLOCK_SIZE", [16384, 32768], [1, 2, 4, 8, 16, 32]),
+         (tensors((er, ec), "fp16"), tensors((er, ec), "fp16"), tensors((er, ec), "fp16"), ec,
+          ec),
+         lambda meta: (er,)),
     ]
