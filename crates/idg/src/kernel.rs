@@ -258,8 +258,11 @@ impl GroupMap {
     /// one group, or every group, was walked).
     pub fn weights(&self) -> Vec<f64> {
         let mut raw = vec![1u64; self.walked.len()];
-        let walked_edges: Vec<Edges> =
-            self.walked.iter().map(|&g| edges_in(self.grid, g)).collect();
+        let walked_edges: Vec<Edges> = self
+            .walked
+            .iter()
+            .map(|&g| edges_in(self.grid, g))
+            .collect();
         for &(e, rep, count) in &self.by_edges {
             let walked_here = walked_edges.iter().filter(|w| **w == e).count() as u64;
             if let Ok(i) = self.walked.binary_search(&rep) {
@@ -273,7 +276,11 @@ impl GroupMap {
 }
 
 fn edges_in(grid: [u64; 3], g: u64) -> Edges {
-    let c = [g % grid[0], (g / grid[0]) % grid[1], g / (grid[0] * grid[1])];
+    let c = [
+        g % grid[0],
+        (g / grid[0]) % grid[1],
+        g / (grid[0] * grid[1]),
+    ];
     [
         Edge::of(c[0], grid[0]),
         Edge::of(c[1], grid[1]),

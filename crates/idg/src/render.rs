@@ -57,10 +57,14 @@ pub fn summary(k: &KernelIdgs) -> String {
         counted(k.groups_built.len(), "group", &k.groups_built),
         k.classes.len(),
         if k.classes.len() == 1 { "" } else { "es" },
-        match (k.groups_built.len(), (k.groups_built.len() as u64) < k.total_groups()) {
+        match (
+            k.groups_built.len(),
+            (k.groups_built.len() as u64) < k.total_groups()
+        ) {
             (_, false) => "",
             (1, true) => " (the other groups run the classes of the first walked)",
-            (_, true) => " (the other groups run the classes of the walked group at the same grid edges)",
+            (_, true) =>
+                " (the other groups run the classes of the walked group at the same grid edges)",
         },
     );
     for (i, c) in k.classes.iter().enumerate() {

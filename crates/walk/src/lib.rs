@@ -272,6 +272,21 @@ pub fn build(
     let mut divergent: Vec<u64> = Vec::new();
     // Template nodes of the classes kept so far, against `opts.max_idg_nodes`.
     let mut kept = 0u64;
+    // Warp `w` of group `n` walked alone, with no other warps' loads to compare with.
+    let alone = |n: u64, w: u32, budget: u64, reads: slice::Reads| {
+        warp::WarpWalk::new(
+            kernel,
+            an,
+            trips_of(w),
+            opts,
+            policy_of(w),
+            WarpState::new(kernel, launch, launch.ctaid_of(n), w),
+            warp::Peers::default(),
+            budget,
+            slice_of(reads, w),
+        )
+        .run()
+    };
     // Walks every warp of group `g` and files its IDG under its class; returns each warp's
     // class and IDG.
     let mut walk_group = |g: u64| -> Result<Vec<(usize, Idg)>, WalkError> {
@@ -300,18 +315,12 @@ pub fn build(
             let mut set = HashSet::new();
             for n in earlier_groups(g, launch.grid) {
                 for w in 0..warps_per_group {
-                    let out = warp::WarpWalk::new(
-                        kernel,
-                        an,
-                        trips_of(w),
-                        opts,
-                        policy_of(w),
-                        WarpState::new(kernel, launch, launch.ctaid_of(n), w),
-                        warp::Peers::default(),
+                    let out = alone(
+                        n,
+                        w,
                         opts.max_idg_nodes.saturating_sub(kept),
-                        slice_of(slice::Reads::Trace, w),
-                    )
-                    .run()?;
+                        slice::Reads::Trace,
+                    )?;
                     set.extend(out.loads.into_iter().flat_map(|(_, s)| s));
                 }
             }
@@ -407,18 +416,7 @@ pub fn build(
                 if !same {
                     return Ok::<bool, WalkError>(false);
                 }
-                let out = warp::WarpWalk::new(
-                    kernel,
-                    an,
-                    trips_of(w),
-                    opts,
-                    policy_of(w),
-                    WarpState::new(kernel, launch, launch.ctaid_of(e), w),
-                    warp::Peers::default(),
-                    opts.max_idg_nodes,
-                    slice_of(slice::Reads::Idg, w),
-                )
-                .run()?;
+                let out = alone(e, w, opts.max_idg_nodes, slice::Reads::Idg)?;
                 Ok(out.idg.same_path(&idgs[w as usize].1))
             })?;
             if same {

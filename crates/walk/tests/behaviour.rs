@@ -226,20 +226,26 @@ fn groups_first_all_and_count() {
     assert_eq!(warps(&two), vec![vec![0, 1, 2, 3], (4..8).collect()]);
 }
 
+/// `saxpy` over `n` elements in 4 blocks of 256 threads, walking `groups`.
+fn saxpy(n: i64, groups: Groups) -> idg::KernelIdgs {
+    build(
+        &sample("sm_90/axpy.ptx"),
+        "_Z5saxpyifPKfPf",
+        [4, 1, 1],
+        [256, 1, 1],
+        &[("0", n)],
+        &with(|o| o.groups = groups),
+    )
+    .built
+    .idgs
+}
+
 /// A boundary block: `saxpy` guards `i < n`; with n = 1000 and 4 blocks of 256 threads the
 /// last warp (threads 992..1023) has 8 lanes in range. It gets a class of its own, with the
 /// guarded work on 8 lanes; all other warps share one class.
 #[test]
 fn boundary_warp_gets_its_own_class() {
-    let fe = build(
-        &sample("sm_90/axpy.ptx"),
-        "_Z5saxpyifPKfPf",
-        [4, 1, 1],
-        [256, 1, 1],
-        &[("0", 1000)],
-        &with(|o| o.groups = Groups::All),
-    );
-    let k = &fe.built.idgs;
+    let k = &saxpy(1000, Groups::All);
     assert_eq!(warps(k), vec![(0..31).collect(), vec![31]]);
     let store = |c: usize| {
         trace(&k.classes[c].idg)
@@ -258,15 +264,7 @@ fn boundary_warp_gets_its_own_class() {
 /// launch's weights block 2 stands for two groups and the partial warp for one warp of 32.
 #[test]
 fn the_middle_group_and_the_grid_edges_whose_paths_differ() {
-    let fe = build(
-        &sample("sm_90/axpy.ptx"),
-        "_Z5saxpyifPKfPf",
-        [4, 1, 1],
-        [256, 1, 1],
-        &[("0", 1000)],
-        &Options::default(),
-    );
-    let k = &fe.built.idgs;
+    let k = &saxpy(1000, Groups::Middle);
     assert_eq!(k.groups_built, vec![0, 2, 3]);
     let full: Vec<u64> = (0..8).chain(16..31).collect();
     assert_eq!(warps(k), vec![full, vec![31]]);
@@ -278,15 +276,10 @@ fn the_middle_group_and_the_grid_edges_whose_paths_differ() {
     assert_eq!(map.weights(), vec![0.75, 1.5, 0.75]);
     assert_eq!(k.class_weights(), vec![23.25, 0.75]);
     // A full grid of blocks (n = 1024): the edges run the middle's path, one class.
-    let even = build(
-        &sample("sm_90/axpy.ptx"),
-        "_Z5saxpyifPKfPf",
-        [4, 1, 1],
-        [256, 1, 1],
-        &[("0", 1024)],
-        &Options::default(),
+    assert_eq!(
+        warps(&saxpy(1024, Groups::Middle)),
+        vec![(0..8).chain(16..32).collect::<Vec<u64>>()]
     );
-    assert_eq!(warps(&even.built.idgs), vec![(0..8).chain(16..32).collect::<Vec<u64>>()]);
 }
 
 /// A branch on loaded data: `Taken` runs only the taken side, `NotTaken` only the other, `Both`
