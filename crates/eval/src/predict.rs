@@ -667,6 +667,7 @@ pub fn build_graphs(
                         match opts.unknown_branch {
                             walk::UnknownBranch::Taken => "taken",
                             walk::UnknownBranch::NotTaken => "not taken",
+                            walk::UnknownBranch::Heavier => "the side with more code",
                             walk::UnknownBranch::Both =>
                                 "divergent, both sides run (the profile counts divergent branches)",
                         },

@@ -318,10 +318,11 @@ fn front(
         None => None,
         Some("taken") => Some(walk::UnknownBranch::Taken),
         Some("not_taken") => Some(walk::UnknownBranch::NotTaken),
+        Some("heavier") => Some(walk::UnknownBranch::Heavier),
         Some("both") => Some(walk::UnknownBranch::Both),
         Some(o) => {
             return Err(PyValueError::new_err(format!(
-                "unknown_branch={o:?}: expected 'taken', 'not_taken' or 'both'"
+                "unknown_branch={o:?}: expected 'taken', 'not_taken', 'heavier' or 'both'"
             )))
         }
     };

@@ -31,10 +31,14 @@ pub use pattern::analyse as analyse_addresses;
 pub enum UnknownBranch {
     /// All lanes with an unknown condition take the branch.
     Taken,
-    /// All lanes with an unknown condition fall through (the default: guards like
-    /// `if (x[i] > t)` usually protect the rarer path).
-    #[default]
+    /// All lanes with an unknown condition fall through (guards like `if (x[i] > t)`, whose
+    /// body nvcc puts on the fall-through, usually protect the rarer path).
     NotTaken,
+    /// All lanes with an unknown condition take the side with more code before the sides
+    /// meet again (the default; ties fall through): the body of an `if`, the computation
+    /// beside an early return, wherever the compiler laid them out.
+    #[default]
+    Heavier,
     /// Both sides run, as if the warp diverged.
     Both,
 }
@@ -47,7 +51,7 @@ impl UnknownBranch {
     pub fn from_divergent_branches(divergent: Option<f64>) -> UnknownBranch {
         match divergent {
             Some(d) if d > 0.0 => UnknownBranch::Both,
-            _ => UnknownBranch::NotTaken,
+            _ => UnknownBranch::Heavier,
         }
     }
 }

@@ -62,6 +62,7 @@ impl Choice {
         let name = |u: UnknownBranch| match u {
             UnknownBranch::Taken => "taken",
             UnknownBranch::NotTaken => "not taken",
+            UnknownBranch::Heavier => "the side with more code",
             UnknownBranch::Both => "both sides",
         };
         let what = match self.mix {

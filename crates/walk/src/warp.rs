@@ -269,6 +269,13 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
                         match self.policy {
                             UnknownBranch::Taken => t |= m.unknown,
                             UnknownBranch::NotTaken => n |= m.unknown,
+                            UnknownBranch::Heavier => {
+                                if self.side_weight(b, taken) > self.side_weight(b, fall) {
+                                    t |= m.unknown;
+                                } else {
+                                    n |= m.unknown;
+                                }
+                            }
                             UnknownBranch::Both => {
                                 t |= m.unknown;
                                 n |= m.unknown;
@@ -356,6 +363,33 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
     /// lanes that arrived. Returns where to continue and with which lanes.
     /// Marks the code from a branch on unknown data at `b` to its reconvergence as run by
     /// lanes the walk assumed.
+    /// PTX instructions on the side of branch block `from` that starts at `side`, up to where
+    /// the sides meet again (`from`'s immediate post-dominator, or the kernel's end) or the
+    /// loop being iterated starts over; each block counted once.
+    fn side_weight(&self, from: BlockId, side: BlockId) -> usize {
+        let mut stops: Vec<BlockId> = self.an.pdom.ipdom(from).into_iter().collect();
+        if let Some(&l) = self.iterating.last() {
+            stops.push(self.an.loops.get(l).header);
+        }
+        let mut seen: HashSet<BlockId> = HashSet::default();
+        let mut todo = vec![side];
+        let mut n = 0;
+        while let Some(b) = todo.pop() {
+            if stops.contains(&b) || !seen.insert(b) {
+                continue;
+            }
+            let block = self.kernel.block(b);
+            n += block.insts.len() + 1;
+            match &block.term {
+                Term::Exit => {}
+                Term::Goto(t) => todo.push(*t),
+                Term::Cond { taken, fall, .. } => todo.extend([*taken, *fall]),
+                Term::Switch { targets, .. } => todo.extend(targets.iter().copied()),
+            }
+        }
+        n
+    }
+
     fn assume_until_reconvergence(&mut self, b: BlockId) {
         let at = self.an.pdom.ipdom(b);
         if !self.assumed_until.contains(&at) {

@@ -339,7 +339,65 @@ fn unknown_branch_policies() {
     assert_eq!(run(UnknownBranch::Taken), (true, false));
     assert_eq!(run(UnknownBranch::NotTaken), (false, true));
     assert_eq!(run(UnknownBranch::Both), (true, true));
-    assert_eq!(UnknownBranch::default(), UnknownBranch::NotTaken);
+    // One instruction and the block's end on either side: a tie falls through.
+    assert_eq!(run(UnknownBranch::Heavier), (false, true));
+    assert_eq!(UnknownBranch::default(), UnknownBranch::Heavier);
+}
+
+/// An early return on loaded data, laid out as Triton's LLVM lays out a guard: the fall-through
+/// zeroes the element and leaves, the taken side computes. `NotTaken` walks the exit;
+/// `Heavier` (the default) the side with more code before the two meet again, the computation.
+const EARLY_RETURN: &str = r#"
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry early_return(.param .u64 early_return_in)
+{
+    .reg .pred %p<2>;
+    .reg .f32 %f<5>;
+    .reg .b32 %r<2>;
+    .reg .b64 %rd<5>;
+    ld.param.u64 %rd1, [early_return_in];
+    cvta.to.global.u64 %rd2, %rd1;
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd3, %r1, 4;
+    add.s64 %rd4, %rd2, %rd3;
+    ld.global.f32 %f1, [%rd4];
+    setp.ne.f32 %p1, %f1, 0fBF800000;
+    @%p1 bra $L_work;
+    st.global.f32 [%rd4], 0f00000000;
+    bra.uni $L_end;
+$L_work:
+    mul.f32 %f2, %f1, %f1;
+    sqrt.rn.f32 %f3, %f2;
+    add.f32 %f4, %f3, %f1;
+    st.global.f32 [%rd4], %f4;
+$L_end:
+    ret;
+}
+"#;
+
+#[test]
+fn an_unknown_guard_takes_the_side_with_more_code() {
+    let ops = |u| -> Vec<String> {
+        let fe = build(
+            EARLY_RETURN,
+            "early_return",
+            [1, 1, 1],
+            [32, 1, 1],
+            &[],
+            &with(|o| o.unknown_branch = u),
+        );
+        assert_eq!(fe.built.unknown_branches.len(), 1);
+        trace(&fe.built.idgs.classes[0].idg)
+            .into_iter()
+            .map(|(op, _)| op)
+            .collect()
+    };
+    let sqrt = |ops: &[String]| ops.iter().any(|o| o == "sqrt.rn.f32");
+    assert!(!sqrt(&ops(UnknownBranch::NotTaken)));
+    assert!(sqrt(&ops(UnknownBranch::Heavier)));
+    assert!(sqrt(&ops(UnknownBranch::default())));
 }
 
 /// Barriers are nodes of their own with their role: `bar.sync` / `barrier.sync` (Sync),

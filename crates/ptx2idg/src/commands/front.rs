@@ -283,6 +283,7 @@ pub fn run(
                     match unknown {
                         walk::UnknownBranch::Taken => "taken",
                         walk::UnknownBranch::NotTaken => "not taken",
+                        walk::UnknownBranch::Heavier => "to take the side with more code",
                         walk::UnknownBranch::Both => "both sides (divergent)",
                     }
                 ),
@@ -293,7 +294,7 @@ pub fn run(
 }
 
 /// The assumption for branches on unknown data: the user's `--unknown-branch`, else profile
-/// evidence (`TripData::unknown_branch`), else not taken.
+/// evidence (`TripData::unknown_branch`), else the default (`walk::UnknownBranch::Heavier`).
 fn unknown_branch_policy(
     args: &WalkArgs,
     data: &TripData,
@@ -304,5 +305,5 @@ fn unknown_branch_policy(
         return (u.into(), "--unknown-branch".into());
     }
     data.unknown_branch(entry, trips.invocation())
-        .unwrap_or((walk::UnknownBranch::NotTaken, "default".into()))
+        .unwrap_or((walk::UnknownBranch::default(), "default".into()))
 }

@@ -23,6 +23,7 @@ pub enum Format {
 pub enum UnknownBranch {
     Taken,
     NotTaken,
+    Heavier,
     Both,
 }
 
@@ -31,6 +32,7 @@ impl From<UnknownBranch> for walk::UnknownBranch {
         match u {
             UnknownBranch::Taken => walk::UnknownBranch::Taken,
             UnknownBranch::NotTaken => walk::UnknownBranch::NotTaken,
+            UnknownBranch::Heavier => walk::UnknownBranch::Heavier,
             UnknownBranch::Both => walk::UnknownBranch::Both,
         }
     }
@@ -43,7 +45,8 @@ pub struct WalkArgs {
     #[arg(long, value_name = "middle|first|all|N", default_value = "middle", value_parser = parse_groups)]
     pub groups: walk::Groups,
     /// Assumption for branches on data the launch does not decide (default: from profile
-    /// evidence of divergent branches if a `--trips` profile has it, else not-taken).
+    /// evidence of divergent branches if a `--trips` profile has it, else heavier: the side
+    /// with more code before the two sides meet again).
     #[arg(long, value_enum)]
     pub unknown_branch: Option<UnknownBranch>,
     /// Drop the control dependences (instructions after a branch depending on it).
