@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::node::{LoopId, LoopInfo, Node, NodeId, Resource, ResourceId, ResourceKind};
+use crate::node::{LoopId, LoopInfo, MemAccess, Node, NodeId, Resource, ResourceId, ResourceKind};
 use crate::IdgError;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -49,24 +49,47 @@ impl Idg {
     /// group's earlier warps or nearby groups load). Two groups whose warps compare so run
     /// alike wherever their data is found.
     pub fn same_path(&self, other: &Idg) -> bool {
-        fn own(n: &Node) -> Node {
-            let mut n = n.clone();
-            if let Some(m) = n.mem.as_mut() {
-                m.reuse = None;
-                m.sibling_sectors = 0;
-                m.group_sectors = 0;
-            }
-            n
+        fn own(m: Option<MemAccess>) -> Option<MemAccess> {
+            m.map(|m| MemAccess {
+                reuse: None,
+                sibling_sectors: 0,
+                group_sectors: 0,
+                ..m
+            })
         }
+        // Every field named, so that a field added to `Node` is compared or left out here on
+        // purpose.
+        let same = |a: &Node, b: &Node| {
+            let Node {
+                op,
+                category,
+                reads,
+                writes,
+                moves,
+                ptx_line,
+                src,
+                mem,
+                barrier,
+                active_lanes,
+                register_conflicts,
+            } = a;
+            *op == b.op
+                && *category == b.category
+                && *reads == b.reads
+                && *writes == b.writes
+                && *moves == b.moves
+                && *ptx_line == b.ptx_line
+                && *src == b.src
+                && own(*mem) == own(b.mem)
+                && *barrier == b.barrier
+                && *active_lanes == b.active_lanes
+                && *register_conflicts == b.register_conflicts
+        };
         self.nodes.len() == other.nodes.len()
             && self.body == other.body
             && self.loops == other.loops
             && self.resources == other.resources
-            && self
-                .nodes
-                .iter()
-                .zip(&other.nodes)
-                .all(|(a, b)| own(a) == own(b))
+            && self.nodes.iter().zip(&other.nodes).all(|(a, b)| same(a, b))
     }
 
     /// Dynamic (unrolled) instruction count, computed in closed form over the tree.

@@ -59,13 +59,13 @@ impl KernelIdgs {
 
     /// The class of each warp of `group`, in warp order: those of the walked group it runs as
     /// ([`GroupMap::representative`]); the caller chose which groups to walk (`--groups`).
-    /// Builds the map; a caller asking for many groups keeps one [`GroupMap`] instead.
+    /// Builds the map; a caller asking for many groups keeps one [`GroupClasses`] instead.
     pub fn classes_for_group(&self, group: u64) -> Vec<ClassId> {
         self.classes_of_walked(GroupMap::new(self).representative(group))
     }
 
     /// The class of each warp of walked group `built`, in warp order.
-    pub fn classes_of_walked(&self, built: u64) -> Vec<ClassId> {
+    fn classes_of_walked(&self, built: u64) -> Vec<ClassId> {
         let first = built * u64::from(self.warps_per_group);
         (0..u64::from(self.warps_per_group))
             .map(|w| self.class_of_warp(first + w).unwrap_or(ClassId(0)))
@@ -187,18 +187,39 @@ impl Edge {
         }
     }
 
-    /// The edges a dimension of `extent` groups has, with how many groups lie at each.
-    fn all(extent: u64) -> Vec<(Edge, u64)> {
+    /// The edges a dimension of `extent` groups has, with how many groups lie at each and the
+    /// coordinate of one of them (the middle one between the ends).
+    fn all(extent: u64) -> Vec<(Edge, u64, u64)> {
         match extent {
-            0 | 1 => vec![(Edge::Only, 1)],
-            2 => vec![(Edge::First, 1), (Edge::Last, 1)],
-            n => vec![(Edge::First, 1), (Edge::Between, n - 2), (Edge::Last, 1)],
+            0 | 1 => vec![(Edge::Only, 1, 0)],
+            2 => vec![(Edge::First, 1, 0), (Edge::Last, 1, 1)],
+            n => vec![
+                (Edge::First, 1, 0),
+                (Edge::Between, n - 2, n / 2),
+                (Edge::Last, 1, n - 1),
+            ],
         }
     }
 }
 
 /// A group's edges in x, y and z.
 pub type Edges = [Edge; 3];
+
+/// Every combination of edges of `grid`, with how many of its groups have it and the linear id
+/// of one of them (first or last coordinate where an edge is taken, the middle one between),
+/// x outermost.
+pub fn edge_combinations(grid: [u32; 3]) -> Vec<(Edges, u64, u64)> {
+    let n = grid.map(|d| u64::from(d.max(1)));
+    let mut out = Vec::new();
+    for (ex, nx, x) in Edge::all(n[0]) {
+        for (ey, ny, y) in Edge::all(n[1]) {
+            for (ez, nz, z) in Edge::all(n[2]) {
+                out.push(([ex, ey, ez], nx * ny * nz, x + n[0] * (y + n[1] * z)));
+            }
+        }
+    }
+    out
+}
 
 /// Which walked group each group of the grid runs as: itself if walked; else the first walked
 /// group with its edges ([`Edges`]); else the first walked group whose edges differ from its
@@ -207,43 +228,50 @@ pub type Edges = [Edge; 3];
 pub struct GroupMap {
     grid: [u64; 3],
     walked: Vec<u64>,
-    /// (edges, the walked group groups with those edges run as), for every edge combination
-    /// of the grid.
-    by_edges: Vec<(Edges, u64, u64)>,
+    walked_edges: Vec<Edges>,
+    /// (edges, the index in `walked` of the group the groups with those edges run as, how
+    /// many groups have them), for every edge combination of the grid.
+    by_edges: Vec<(Edges, usize, u64)>,
 }
 
 impl GroupMap {
     pub fn new(k: &KernelIdgs) -> GroupMap {
         let grid = k.grid.map(|d| u64::from(d.max(1)));
         let walked = k.groups_built.clone();
-        let edges_of = |g: u64| -> Edges { edges_in(grid, g) };
-        let walked_edges: Vec<Edges> = walked.iter().map(|&g| edges_of(g)).collect();
-        let mut by_edges = Vec::new();
-        for (ex, nx) in Edge::all(grid[0]) {
-            for (ey, ny) in Edge::all(grid[1]) {
-                for (ez, nz) in Edge::all(grid[2]) {
-                    let e = [ex, ey, ez];
-                    let differ = |w: &Edges| w.iter().zip(&e).filter(|(a, b)| a != b).count();
-                    let rep = walked_edges
-                        .iter()
-                        .zip(&walked)
-                        .min_by_key(|(w, &g)| (differ(w), g))
-                        .map_or(0, |(_, &g)| g);
-                    by_edges.push((e, rep, nx * ny * nz));
-                }
-            }
-        }
+        let walked_edges: Vec<Edges> = walked.iter().map(|&g| edges_in(grid, g)).collect();
+        let by_edges = edge_combinations(k.grid)
+            .into_iter()
+            .map(|(e, count, _)| {
+                let differ = |w: &Edges| w.iter().zip(&e).filter(|(a, b)| a != b).count();
+                // `walked` ascends, so the first of the nearest is the lowest id.
+                let rep = walked_edges
+                    .iter()
+                    .enumerate()
+                    .min_by_key(|(i, w)| (differ(w), *i))
+                    .map_or(0, |(i, _)| i);
+                (e, rep, count)
+            })
+            .collect();
         GroupMap {
             grid,
             walked,
+            walked_edges,
             by_edges,
         }
     }
 
     /// The walked group `group` runs as.
     pub fn representative(&self, group: u64) -> u64 {
-        if self.walked.binary_search(&group).is_ok() {
-            return group;
+        self.walked
+            .get(self.representative_index(group))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// The index in `groups_built` of the walked group `group` runs as.
+    fn representative_index(&self, group: u64) -> usize {
+        if let Ok(i) = self.walked.binary_search(&group) {
+            return i;
         }
         let e = edges_in(self.grid, group);
         self.by_edges
@@ -258,20 +286,66 @@ impl GroupMap {
     /// one group, or every group, was walked).
     pub fn weights(&self) -> Vec<f64> {
         let mut raw = vec![1u64; self.walked.len()];
-        let walked_edges: Vec<Edges> = self
-            .walked
-            .iter()
-            .map(|&g| edges_in(self.grid, g))
-            .collect();
         for &(e, rep, count) in &self.by_edges {
-            let walked_here = walked_edges.iter().filter(|w| **w == e).count() as u64;
-            if let Ok(i) = self.walked.binary_search(&rep) {
-                raw[i] += count.saturating_sub(walked_here);
+            let walked_here = self.walked_edges.iter().filter(|w| **w == e).count() as u64;
+            if let Some(r) = raw.get_mut(rep) {
+                *r += count.saturating_sub(walked_here);
             }
         }
         let total: u64 = self.grid.iter().product();
         let n = self.walked.len() as f64;
         raw.iter().map(|&r| r as f64 * n / total as f64).collect()
+    }
+}
+
+/// The class lists the groups of a launch run, each distinct list once: what the simulator
+/// asks of every group it starts, without looking the warps' classes up again.
+#[derive(Debug, Clone)]
+pub struct GroupClasses {
+    map: GroupMap,
+    lists: Vec<Vec<ClassId>>,
+    /// Per walked group (in `groups_built` order), its index in `lists`.
+    of_walked: Vec<usize>,
+}
+
+impl GroupClasses {
+    pub fn new(k: &KernelIdgs) -> GroupClasses {
+        let mut lists: Vec<Vec<ClassId>> = Vec::new();
+        // IDGs read from JSON may name no walked group: group 0's warps then stand for all.
+        let walked: &[u64] = if k.groups_built.is_empty() {
+            &[0]
+        } else {
+            &k.groups_built
+        };
+        let of_walked = walked
+            .iter()
+            .map(|&g| {
+                let l = k.classes_of_walked(g);
+                lists.iter().position(|x| *x == l).unwrap_or_else(|| {
+                    lists.push(l);
+                    lists.len() - 1
+                })
+            })
+            .collect();
+        GroupClasses {
+            map: GroupMap::new(k),
+            lists,
+            of_walked,
+        }
+    }
+
+    /// The index in [`Self::lists`] of the classes `group` runs (those of the walked group it
+    /// runs as).
+    pub fn list_of(&self, group: u64) -> usize {
+        self.of_walked
+            .get(self.map.representative_index(group))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// The distinct class lists, each the class of every warp of a group in warp order.
+    pub fn lists(&self) -> &[Vec<ClassId>] {
+        &self.lists
     }
 }
 

@@ -25,7 +25,9 @@ pub mod stream;
 
 pub use analysis::{CompactEdge, Stats};
 pub use graph::{Idg, IdgBuilder, Item, Repeat};
-pub use kernel::{Edge, Edges, GroupMap, KernelIdgs, WarpClass, SCHEMA_VERSION};
+pub use kernel::{
+    edge_combinations, Edge, Edges, GroupClasses, GroupMap, KernelIdgs, WarpClass, SCHEMA_VERSION,
+};
 pub use materialize::{DynEdge, DynNode, Materialized};
 pub use node::*;
 pub use stream::{DepTable, DynInst, FramePosition, Stream};

@@ -30,7 +30,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use idg::{ClassId, DepTable, GroupMap, KernelIdgs, Stream};
+use idg::{ClassId, DepTable, GroupClasses, KernelIdgs, Stream};
 use smallvec::SmallVec;
 
 use crate::config::{ExecConfig, Hardware, IssueOrder, Scheduler, SimOptions};
@@ -363,8 +363,8 @@ pub(crate) struct Engine<'a> {
     too_long: bool,
     /// Local group index from which every group runs the same warp classes.
     uniform_from: u64,
-    /// The walked group each group runs as.
-    group_map: GroupMap,
+    /// The classes each group runs.
+    group_classes: GroupClasses,
     /// Where the long warp of each group runs, when the classes rotate
     /// (`KernelIdgs::rotate_classes`).
     placement: Option<Placement>,
@@ -384,7 +384,7 @@ impl<'a> Engine<'a> {
     ) -> Self {
         let (prepared, n_parts) = (&tables.prepared[..], tables.n_parts);
         let groups_per_core = exec.groups_per_core();
-        let group_map = GroupMap::new(kernel);
+        let group_classes = GroupClasses::new(kernel);
         let group_slots = u64::from(exec.concurrent_groups).min(groups_per_core) as usize;
         let wpg = exec.warps_per_group as usize;
         let n_slots = group_slots * wpg;
@@ -485,8 +485,8 @@ impl<'a> Engine<'a> {
             too_long: false,
             pacer: 0,
             due: Vec::new(),
-            uniform_from: uniform_from(kernel, &group_map, exec.sm_count, groups_per_core),
-            group_map,
+            uniform_from: uniform_from(&group_classes, exec.sm_count, groups_per_core),
+            group_classes,
             placement: kernel
                 .rotate_classes
                 .then(|| Placement::new(groups_per_core, n_parts as u32, exec.sm_count)),
@@ -589,9 +589,8 @@ impl<'a> Engine<'a> {
         self.next_group += 1;
         // Core 0 receives every SM-count-th group, as a round-robin block distribution would.
         let global = local * u64::from(self.exec.sm_count);
-        let mut classes: Vec<ClassId> = self
-            .kernel
-            .classes_of_walked(self.group_map.representative(global));
+        let mut classes: Vec<ClassId> =
+            self.group_classes.lists()[self.group_classes.list_of(global)].clone();
         let wpg = self.exec.warps_per_group as usize;
         if let Some(pl) = &self.placement {
             // The rotation that puts the long warp (lane 0 of the walked group) on its target
@@ -1362,29 +1361,19 @@ impl<'a> Engine<'a> {
 }
 
 /// The local index on core 0 from which every group runs the same warp classes (before
-/// rotation) as its last one. Core 0 runs every `sm_count`-th global group; with one walked
-/// group every group runs as it, so the groups are uniform from the first; with several
-/// (groups at the grid's edges walked apart, `idg::GroupMap`), the groups of other classes
-/// interleave up to the last of them.
-fn uniform_from(kernel: &KernelIdgs, map: &GroupMap, sm_count: u32, groups: u64) -> u64 {
-    if kernel.groups_built.len() <= 1 || groups == 0 {
+/// rotation) as its last one. Core 0 runs every `sm_count`-th global group; where every
+/// walked group runs one class list (one walked group, usually) the groups are uniform from
+/// the first; otherwise (groups at the grid's edges walked apart, `idg::GroupMap`) the groups
+/// of other classes interleave up to the last of them.
+fn uniform_from(classes: &GroupClasses, sm_count: u32, groups: u64) -> u64 {
+    if classes.lists().len() <= 1 || groups == 0 {
         return 0;
     }
     let sm = u64::from(sm_count.max(1));
-    let mut seen: Vec<(u64, Vec<ClassId>)> = Vec::new();
-    let mut classes_of = |g: u64| -> Vec<ClassId> {
-        let rep = map.representative(g * sm);
-        if let Some((_, c)) = seen.iter().find(|(r, _)| *r == rep) {
-            return c.clone();
-        }
-        let c = kernel.classes_of_walked(rep);
-        seen.push((rep, c.clone()));
-        c
-    };
-    let last = classes_of(groups - 1);
+    let last = classes.list_of((groups - 1) * sm);
     (0..groups - 1)
         .rev()
-        .find(|&i| classes_of(i) != last)
+        .find(|&i| classes.list_of(i * sm) != last)
         .map_or(0, |i| i + 1)
 }
 

@@ -25,7 +25,7 @@
 //! fewer than [`MIN_INSTRUCTIONS`] instructions, or with a loop whose count differs between
 //! its warps ([`even_loops`]), is simulated whole.
 
-use idg::{GroupMap, Item, KernelIdgs};
+use idg::{GroupClasses, Item, KernelIdgs};
 
 use crate::config::{ExecConfig, Hardware, SimOptions};
 use crate::cost::ClassCosts;
@@ -100,33 +100,24 @@ fn core_instructions(kernel: &KernelIdgs, exec: &ExecConfig) -> u64 {
         .iter()
         .map(|c| c.idg.instruction_count())
         .collect();
-    let group_sum = |built: u64| -> u64 {
-        kernel
-            .classes_of_walked(built)
-            .iter()
-            .map(|c| per_class[c.index()])
-            .fold(0u64, u64::saturating_add)
-    };
-    let sm = u64::from(exec.sm_count.max(1));
-    let groups = exec.groups_per_core();
-    if kernel.groups_built.len() <= 1 {
-        return groups.saturating_mul(group_sum(kernel.groups_built.first().copied().unwrap_or(0)));
-    }
-    // Core 0 runs every SM-count-th group, each as the walked group the map gives.
-    let map = GroupMap::new(kernel);
-    let mut sums: Vec<(u64, u64)> = Vec::new();
-    (0..groups)
-        .map(|i| {
-            let rep = map.representative(i * sm);
-            match sums.iter().find(|(r, _)| *r == rep) {
-                Some(&(_, s)) => s,
-                None => {
-                    let s = group_sum(rep);
-                    sums.push((rep, s));
-                    s
-                }
-            }
+    let classes = GroupClasses::new(kernel);
+    let per_list: Vec<u64> = classes
+        .lists()
+        .iter()
+        .map(|l| {
+            l.iter()
+                .map(|c| per_class[c.index()])
+                .fold(0u64, u64::saturating_add)
         })
+        .collect();
+    let groups = exec.groups_per_core();
+    if let [one] = per_list[..] {
+        return groups.saturating_mul(one);
+    }
+    // Core 0 runs every SM-count-th group.
+    let sm = u64::from(exec.sm_count.max(1));
+    (0..groups)
+        .map(|i| per_list[classes.list_of(i * sm)])
         .fold(0u64, u64::saturating_add)
 }
 

@@ -185,31 +185,14 @@ fn earlier_groups(g: u64, grid: [u32; 3]) -> Vec<u64> {
 pub const MIN_EDGE_SHARE: f64 = 1.0 / 64.0;
 
 /// One group for every combination of edges of `grid` other than `middle`'s that stands for at
-/// least [`MIN_EDGE_SHARE`] of its groups: first or last coordinate where an edge is taken,
-/// the middle one elsewhere. In launch order.
+/// least [`MIN_EDGE_SHARE`] of its groups (`idg::edge_combinations`), in launch order.
 fn edge_groups(grid: [u32; 3], middle: u64) -> Vec<u64> {
-    let n = grid.map(|d| u64::from(d.max(1)));
-    let total: u64 = n.iter().product();
-    let mid = [n[0] / 2, n[1] / 2, n[2] / 2];
-    // Per dimension: (coordinate, groups with that edge).
-    let choices = |d: usize| -> Vec<(u64, u64)> {
-        match n[d] {
-            1 => vec![(0, 1)],
-            2 => vec![(0, 1), (1, 1)],
-            m => vec![(0, 1), (mid[d], m - 2), (m - 1, 1)],
-        }
-    };
-    let mut out = Vec::new();
-    for (x, cx) in choices(0) {
-        for (y, cy) in choices(1) {
-            for (z, cz) in choices(2) {
-                let g = x + n[0] * (y + n[1] * z);
-                if g != middle && (cx * cy * cz) as f64 >= MIN_EDGE_SHARE * total as f64 {
-                    out.push(g);
-                }
-            }
-        }
-    }
+    let total: u64 = grid.iter().map(|&d| u64::from(d.max(1))).product();
+    let mut out: Vec<u64> = idg::edge_combinations(grid)
+        .into_iter()
+        .filter(|&(_, count, g)| g != middle && count as f64 >= MIN_EDGE_SHARE * total as f64)
+        .map(|(_, _, g)| g)
+        .collect();
     out.sort_unstable();
     out
 }

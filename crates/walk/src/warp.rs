@@ -99,6 +99,10 @@ pub(crate) struct WarpWalk<'a, 'l> {
     node_budget: u64,
     /// Unknown conditions met on this warp's path (for `--explain`).
     pub(crate) unknown_branches: Vec<u32>,
+    /// Under `UnknownBranch::Heavier`: whether the taken side of a branch block has more code,
+    /// by block and the header of the loop being iterated there (the side's extent depends on
+    /// both, and a stepped loop meets the same branch once per iteration).
+    heavier_taken: HashMap<(BlockId, Option<BlockId>), bool>,
     /// Where the paths of the branches on unknown data met so far reconverge (`None`: never,
     /// the branch leaves the kernel): until the walk reaches them, which lanes run is an
     /// assumption (`MemAccess::assumed`).
@@ -179,6 +183,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
             stepped_left: STEPPED_ITERATIONS,
             node_budget,
             unknown_branches: Vec::new(),
+            heavier_taken: HashMap::new(),
             assumed_until: Vec::new(),
             divergent: 0,
             runs: 1,
@@ -270,7 +275,7 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
                             UnknownBranch::Taken => t |= m.unknown,
                             UnknownBranch::NotTaken => n |= m.unknown,
                             UnknownBranch::Heavier => {
-                                if self.side_weight(b, taken) > self.side_weight(b, fall) {
+                                if self.taken_is_heavier(b, taken, fall) {
                                     t |= m.unknown;
                                 } else {
                                     n |= m.unknown;
@@ -363,31 +368,38 @@ impl<'a, 'l> WarpWalk<'a, 'l> {
     /// lanes that arrived. Returns where to continue and with which lanes.
     /// Marks the code from a branch on unknown data at `b` to its reconvergence as run by
     /// lanes the walk assumed.
-    /// PTX instructions on the side of branch block `from` that starts at `side`, up to where
-    /// the sides meet again (`from`'s immediate post-dominator, or the kernel's end) or the
-    /// loop being iterated starts over; each block counted once.
-    fn side_weight(&self, from: BlockId, side: BlockId) -> usize {
-        let mut stops: Vec<BlockId> = self.an.pdom.ipdom(from).into_iter().collect();
-        if let Some(&l) = self.iterating.last() {
-            stops.push(self.an.loops.get(l).header);
+    /// Whether the side of branch block `from` that starts at `taken` holds more PTX
+    /// instructions than the one at `fall`, each up to where the sides meet again (`from`'s
+    /// immediate post-dominator, or the kernel's end) or the loop being iterated starts over;
+    /// each block counted once.
+    fn taken_is_heavier(&mut self, from: BlockId, taken: BlockId, fall: BlockId) -> bool {
+        let header = self.iterating.last().map(|&l| self.an.loops.get(l).header);
+        if let Some(&h) = self.heavier_taken.get(&(from, header)) {
+            return h;
         }
-        let mut seen: HashSet<BlockId> = HashSet::default();
-        let mut todo = vec![side];
-        let mut n = 0;
-        while let Some(b) = todo.pop() {
-            if stops.contains(&b) || !seen.insert(b) {
-                continue;
+        let stops: Vec<BlockId> = self.an.pdom.ipdom(from).into_iter().chain(header).collect();
+        let weight = |side: BlockId| {
+            let mut seen: HashSet<BlockId> = HashSet::default();
+            let mut todo = vec![side];
+            let mut n = 0;
+            while let Some(b) = todo.pop() {
+                if stops.contains(&b) || !seen.insert(b) {
+                    continue;
+                }
+                let block = self.kernel.block(b);
+                n += block.insts.len() + 1;
+                match &block.term {
+                    Term::Exit => {}
+                    Term::Goto(t) => todo.push(*t),
+                    Term::Cond { taken, fall, .. } => todo.extend([*taken, *fall]),
+                    Term::Switch { targets, .. } => todo.extend(targets.iter().copied()),
+                }
             }
-            let block = self.kernel.block(b);
-            n += block.insts.len() + 1;
-            match &block.term {
-                Term::Exit => {}
-                Term::Goto(t) => todo.push(*t),
-                Term::Cond { taken, fall, .. } => todo.extend([*taken, *fall]),
-                Term::Switch { targets, .. } => todo.extend(targets.iter().copied()),
-            }
-        }
-        n
+            n
+        };
+        let h = weight(taken) > weight(fall);
+        self.heavier_taken.insert((from, header), h);
+        h
     }
 
     fn assume_until_reconvergence(&mut self, b: BlockId) {
